@@ -1,0 +1,38 @@
+"""The one registry through which everything reaches a rules engine."""
+
+from __future__ import annotations
+
+import importlib
+
+from .base import Engine, IllegalMove
+
+__all__ = ["ENGINE_NAMES", "Engine", "IllegalMove", "get_engine"]
+
+# name -> module; each module exposes ENGINE, an instance of its Engine subclass.
+_MODULES = {
+    "lembar": "lembar",
+    "baloot": "baloot",
+    "cherki": "cherki",
+    "otuzbir": "otuzbir",
+}
+ENGINE_NAMES: tuple[str, ...] = tuple(_MODULES)
+
+
+def get_engine(name: str) -> Engine:
+    """The engine for ``name``; ``KeyError`` for an unknown game."""
+    if name not in _MODULES:
+        raise KeyError(f"unknown game {name!r}")
+    module = importlib.import_module(f"{__name__}.{_MODULES[name]}")
+    return module.ENGINE
+
+
+def available_engines() -> list[str]:
+    """Names whose engine module is importable (all four once every game has landed)."""
+    names = []
+    for name in ENGINE_NAMES:
+        try:
+            get_engine(name)
+        except ImportError:
+            continue
+        names.append(name)
+    return names

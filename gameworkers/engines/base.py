@@ -1,0 +1,191 @@
+"""The engine contract shared by all four games.
+
+An engine is a stateless object; every method takes the game state, which is plain
+JSON data (dicts, lists, str, int, bool, None - no tuples, no int dict keys).
+Nothing here may import Django, Celery, the network, read the clock or use the
+global ``random``: time only arrives as ``now_ms`` and randomness only from the seed.
+
+Contract (names relied on by the runtime, bots, tools and tests):
+
+``new(seed, seats, options=None) -> state``
+``to_act(state) -> list[int]``            seats that may act now; [] once over
+``legal_moves(state, seat) -> list[dict]`` concrete moves ``apply`` accepts as they are
+``apply(state, seat, move, *, now_ms) -> (state, events)``
+    returns a NEW state (the argument is never mutated) or raises ``IllegalMove``.
+    ``{"type": "leave"}`` is accepted from any seat still in the game at any time
+    (never listed in ``legal_moves``); its effect is game-specific.
+    ``seat`` is ``None`` only for a system step returned by ``timeout_move(state, None)``.
+``timeout_move(state, seat) -> dict``      the spec's automatic move, carrying ``"auto": True``
+``deadline(state) -> dict | None``         the next automatic step that is due, as
+    ``{"seat": int | None, "since_ms": int | None, "limit_ms": int | None}``:
+    due at ``since_ms`` (None: when the table started) plus ``limit_ms`` (None: the room's
+    turn timer; 0: at once, e.g. the rest of an automatic turn).
+``view(state, seat | None) -> dict``       what that seat (None: a spectator) may see
+``is_over(state) -> bool``, ``result(state) -> dict``, ``proof(state) -> dict``
+``all_cards(state) -> list[str]``          every card of the current deal wherever it is
+                                           (the property tests check it is the whole deck)
+``hidden_cards(state, seat | None) -> list[str]``  cards that seat may not see now: other
+                                           seats' closed cards and the stock (the tests check
+                                           no view shows a card whose every copy is hidden)
+
+Events returned by ``apply`` are PUBLIC: everyone at the table may receive them.
+Anything private (a drawn card) belongs only in that seat's ``view``.
+
+``result(state)`` always has ``ranks`` (one entry per seat, 1 = first, shared ranks
+allowed) and ``winners`` (the seats ranked first), plus game-specific detail.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from . import fairness
+
+State = dict[str, Any]
+Move = dict[str, Any]
+Event = dict[str, Any]
+
+PROOF_VERSION = 1
+
+
+class IllegalMove(Exception):
+    """A move the rules refuse. ``code`` is stable (clients switch on it); the message is for humans."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+class Engine:
+    """Shared plumbing: seed handling, the shuffle and move logs, the proof document.
+
+    Each game stores in its state (besides its own keys):
+    ``game``, ``seed`` (hex, secret until the end), ``commitment``, ``seats`` (int),
+    ``options``, ``shuffles`` (list of {round, purpose, initial, result}), ``first``,
+    ``moves`` (list of {seq, seat, move, now_ms}).
+    """
+
+    name: str = ""
+    min_seats: int = 2
+    max_seats: int = 2
+
+    # ----- helpers for subclasses -------------------------------------------------
+    def _base_state(self, seed: bytes, seats: int, options: dict | None) -> State:
+        if not isinstance(seed, (bytes, bytearray)) or len(seed) != fairness.SEED_BYTES:
+            raise ValueError("seed must be 32 bytes")
+        if not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
+            raise ValueError(f"{self.name} needs {self.min_seats}-{self.max_seats} seats")
+        return {
+            "game": self.name,
+            "seed": bytes(seed).hex(),
+            "commitment": fairness.commitment(bytes(seed)),
+            "seats": seats,
+            "options": dict(options or {}),
+            "shuffles": [],
+            "first": None,
+            "moves": [],
+        }
+
+    @staticmethod
+    def _seed(state: State) -> bytes:
+        return bytes.fromhex(state["seed"])
+
+    def _shuffle(self, state: State, round_: int, purpose: str, initial: list[str]) -> list[str]:
+        """Shuffle and record it in the proof log (mutates ``state``: use on a copy)."""
+        result = fairness.shuffle(self._seed(state), round_, purpose, initial)
+        state["shuffles"].append(
+            {"round": round_, "purpose": purpose, "initial": list(initial), "result": list(result)}
+        )
+        return result
+
+    @staticmethod
+    def _log_move(state: State, seat: int | None, move: Move, now_ms: int) -> int:
+        """Append to the move log (mutates ``state``); returns the move's sequence number."""
+        seq = len(state["moves"]) + 1
+        state["moves"].append({"seq": seq, "seat": seat, "move": copy.deepcopy(move), "now_ms": now_ms})
+        return seq
+
+    @staticmethod
+    def _copy(state: State) -> State:
+        return copy.deepcopy(state)
+
+    # ----- contract defaults ------------------------------------------------------
+    def proof(self, state: State) -> dict:
+        """The proof document (same shape for every game); the seed only once over."""
+        over = self.is_over(state)
+        doc: dict[str, Any] = {
+            "game": state["game"],
+            "version": PROOF_VERSION,
+            "commitment": state["commitment"],
+            "seats": [{"seat": i} for i in range(state["seats"])],
+            "options": copy.deepcopy(state["options"]),
+            "shuffles": copy.deepcopy(state["shuffles"]) if over else [],
+            "first": state["first"] if over else None,
+            "moves": copy.deepcopy(state["moves"]) if over else [],
+            "result": self.result(state) if over else None,
+        }
+        if over:
+            doc["seed"] = state["seed"]
+        return doc
+
+    # Subclasses implement these.
+    def new(self, seed: bytes, seats: int, options: dict | None = None) -> State:  # pragma: no cover
+        raise NotImplementedError
+
+    def to_act(self, state: State) -> list[int]:  # pragma: no cover
+        raise NotImplementedError
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:  # pragma: no cover
+        raise NotImplementedError
+
+    def apply(self, state: State, seat: int | None, move: Move, *, now_ms: int) -> tuple[State, list[Event]]:  # pragma: no cover
+        raise NotImplementedError
+
+    def timeout_move(self, state: State, seat: int | None) -> Move:  # pragma: no cover
+        raise NotImplementedError
+
+    def deadline(self, state: State) -> dict | None:  # pragma: no cover
+        raise NotImplementedError
+
+    def view(self, state: State, seat: int | None) -> dict:  # pragma: no cover
+        raise NotImplementedError
+
+    def is_over(self, state: State) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def result(self, state: State) -> dict:  # pragma: no cover
+        raise NotImplementedError
+
+    def all_cards(self, state: State) -> list[str]:  # pragma: no cover
+        raise NotImplementedError
+
+    def hidden_cards(self, state: State, seat: int | None) -> list[str]:  # pragma: no cover
+        raise NotImplementedError
+
+
+def competition_ranks(values: list[int | float], *, lower_is_better: bool = True) -> list[int]:
+    """Competition ranking (1, 2, 2, 4) of values, one rank per index."""
+    ranks = []
+    for v in values:
+        better = sum(1 for w in values if (w < v if lower_is_better else w > v))
+        ranks.append(better + 1)
+    return ranks
+
+
+def require_dict(move: Any) -> Move:
+    """Reject anything but a dict with a string ``type``."""
+    if not isinstance(move, dict) or not isinstance(move.get("type"), str):
+        raise IllegalMove("malformed", "A move must be an object with a string 'type'.")
+    return move
+
+
+def require_int(value: Any, code: str = "malformed", what: str = "value") -> int:
+    """Accept only real ints (not bools, floats or strings)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise IllegalMove(code, f"{what} must be a whole number.")
+    return value

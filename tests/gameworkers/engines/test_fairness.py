@@ -1,0 +1,47 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from gameworkers.engines import fairness
+
+VECTORS = json.loads(
+    (Path(__file__).resolve().parents[4] / "shared" / "spec" / "fairness-vectors.json").read_text()
+)["vectors"]
+
+
+@pytest.mark.parametrize("v", VECTORS, ids=lambda v: v["seed"][:8])
+def test_every_published_vector(v):
+    seed = bytes.fromhex(v["seed"])
+    assert fairness.commitment(seed) == v["commitment"]
+    for n, first in v["first_player"].items():
+        assert fairness.first_player(seed, int(n)) == first
+    assert fairness.shuffle(seed, 0, "kocok", list(fairness.LEMBAR_DECK)) == v["lembar_deal0"]
+    assert fairness.shuffle(seed, 37, "kocok-ulang", list(fairness.LEMBAR_DECK[:20])) == (
+        v["lembar_reshuffle_round37_of_first_20_cards"])
+    assert fairness.shuffle(seed, 0, "kocok", list(fairness.BALOOT_DECK)) == v["baloot_deal0"]
+    assert fairness.shuffle(seed, 3, "kocok", list(fairness.BALOOT_DECK)) == v["baloot_deal3"]
+    assert fairness.shuffle(seed, 0, "ebe", list(fairness.OTUZBIR_DECK)) == v["otuzbir_ebe"]
+    assert fairness.shuffle(seed, 0, "kocok", list(fairness.OTUZBIR_DECK)) == v["otuzbir_deal0"]
+    assert fairness.shuffle(seed, 0, "kocok", list(fairness.CHERKI_DECK)) == v["cherki_deal0"]
+    for message, value in v["draws"].items():
+        assert fairness.draw(seed, message, 1000003) == value
+
+
+def test_spec_text_vector():
+    seed = bytes(range(32))
+    assert fairness.shuffle(seed, 0, "kocok", list(fairness.LEMBAR_DECK))[:12] == (
+        "K2 P6 P6 K8 M3 M3 T5 P4 T1 T4 KS T4".split())
+
+
+def test_seed_is_fresh_and_hex_round_trips():
+    a, b = fairness.new_seed(), fairness.new_seed()
+    assert len(a) == 32 and a != b
+    assert fairness.seed_from_hex(a.hex()) == a
+    with pytest.raises(ValueError):
+        fairness.seed_from_hex("zz")
+
+
+def test_draw_rejects_empty_range():
+    with pytest.raises(ValueError):
+        fairness.draw(bytes(32), "x", 0)
