@@ -22,6 +22,7 @@ Contract (names relied on by the runtime, bots, tools and tests):
     turn timer; 0: at once, e.g. the rest of an automatic turn).
 ``view(state, seat | None) -> dict``       what that seat (None: a spectator) may see
 ``is_over(state) -> bool``, ``result(state) -> dict``, ``proof(state) -> dict``
+``replay_view(state) -> dict``            everything, every card shown (replays of ended games)
 ``all_cards(state) -> list[str]``          every card of the current deal wherever it is
                                            (the property tests check it is the whole deck)
 ``hidden_cards(state, seat | None) -> list[str]``  cards that seat may not see now: other
@@ -159,6 +160,9 @@ class Engine:
         raise NotImplementedError
 
     def result(self, state: State) -> dict:  # pragma: no cover
+        raise NotImplementedError
+
+    def replay_view(self, state: State) -> dict:  # pragma: no cover
         raise NotImplementedError
 
     def all_cards(self, state: State) -> list[str]:  # pragma: no cover
