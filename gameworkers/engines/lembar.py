@@ -1,0 +1,672 @@
+"""Lembar: the rules of ../shared/spec/lembar.md (batik-card shedding game, 2-6 seats).
+
+Docs for clients: docs/rules/lembar.md (move formats, error codes, every reading chosen).
+
+Speed matters (random playouts, bots): ``apply`` copies the top-level dict and only the
+lists a move touches; card facts come from precomputed tables; no deepcopy per move.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import fairness
+from .base import Engine, Event, IllegalMove, Move, State, competition_ranks, require_dict, require_int
+
+DECK: tuple[str, ...] = fairness.LEMBAR_DECK
+MOTIFS: tuple[str, ...] = fairness.LEMBAR_MOTIFS
+HAND_SIZE = 7
+CATCH_MS = 3000  # the seed's 3-second catch window
+CATCH_PENALTY = 2
+TIMEOUTS_TO_REMOVE = 3
+DEFAULT_TURN_SECONDS = 20
+
+# Precomputed card facts. Canonical order = first index of the code in the deck.
+CANON: dict[str, int] = {}
+for _i, _c in enumerate(DECK):
+    CANON.setdefault(_c, _i)
+CARD_SET: frozenset[str] = frozenset(DECK)
+WILDS: frozenset[str] = frozenset({"W", "F"})
+MOTIF_OF: dict[str, str | None] = {c: (None if c in WILDS else c[0]) for c in CARD_SET}
+SYMBOL_OF: dict[str, str | None] = {c: (None if c in WILDS else c[1:]) for c in CARD_SET}
+VALUE_OF: dict[str, int] = {
+    c: 50 if c in WILDS else (int(c[1]) if c[1].isdigit() else 20) for c in CARD_SET
+}
+IS_NUMBER: dict[str, bool] = {c: (c not in WILDS and c[1].isdigit()) for c in CARD_SET}
+
+_PLAY_KEYS = frozenset({"type", "card", "motif", "call", "auto"})
+_AUTO_ONLY_KEYS = frozenset({"type", "auto"})
+_TYPE_ONLY = frozenset({"type"})
+_CATCH_KEYS = frozenset({"type", "target"})
+
+
+def hand_value(hand: list[str]) -> int:
+    """Penalty value of cards left in hand (number = its number, action 20, wild 50)."""
+    return sum(VALUE_OF[c] for c in hand)
+
+
+def canonical_sorted(cards: list[str]) -> list[str]:
+    return sorted(cards, key=CANON.__getitem__)
+
+
+def is_playable(card: str, top: str, motif: str, hand: list[str]) -> bool:
+    """Whether ``card`` may be played on ``top`` (current ``motif``) from ``hand``."""
+    if card == "W":
+        return True
+    if card == "F":
+        # Wild draw four: only without a card of the current motif (wilds have no motif).
+        for c in hand:
+            if MOTIF_OF[c] == motif:
+                return False
+        return True
+    if MOTIF_OF[card] == motif:
+        return True
+    top_symbol = SYMBOL_OF[top]
+    return top_symbol is not None and SYMBOL_OF[card] == top_symbol
+
+
+def playable_cards(hand: list[str], top: str, motif: str) -> list[str]:
+    """Distinct playable card codes of ``hand``, in canonical order."""
+    top_symbol = SYMBOL_OF[top]
+    has_motif = False
+    found: set[str] = set()
+    for c in hand:
+        m = MOTIF_OF[c]
+        if m is None:
+            found.add(c)
+        elif m == motif:
+            has_motif = True
+            found.add(c)
+        elif top_symbol is not None and SYMBOL_OF[c] == top_symbol:
+            found.add(c)
+    if has_motif:
+        found.discard("F")
+    return sorted(found, key=CANON.__getitem__)
+
+
+def favourite_motif(hand: list[str]) -> str:
+    """The motif held most (ties P, K, T, M): the automatic move's choice for a wild."""
+    counts = dict.fromkeys(MOTIFS, 0)
+    for c in hand:
+        m = MOTIF_OF[c]
+        if m is not None:
+            counts[m] += 1
+    best = MOTIFS[0]
+    for m in MOTIFS[1:]:
+        if counts[m] > counts[best]:
+            best = m
+    return best
+
+
+class LembarEngine(Engine):
+    name = "lembar"
+    min_seats = 2
+    max_seats = 6
+
+    # ----- setup -----------------------------------------------------------------
+    def new(self, seed: bytes, seats: int, options: dict | None = None) -> State:
+        if options is not None and not isinstance(options, dict):
+            raise ValueError("options must be a dict")
+        opts = dict(options or {})
+        turn_seconds = opts.get("turn_seconds", DEFAULT_TURN_SECONDS)
+        if isinstance(turn_seconds, bool) or not isinstance(turn_seconds, int) or not 5 <= turn_seconds <= 600:
+            raise ValueError("turn_seconds must be a whole number from 5 to 600")
+        state = self._base_state(seed, seats, opts)
+        seed_bytes = self._seed(state)
+        stock = self._shuffle(state, 0, "kocok", list(DECK))
+        first = fairness.first_player(seed_bytes, seats)
+        state["first"] = first
+        # Deal one card at a time, starting with the first player, in increasing seat order.
+        hands: list[list[str]] = [[] for _ in range(seats)]
+        pos = 0
+        for _ in range(HAND_SIZE):
+            for k in range(seats):
+                hands[(first + k) % seats].append(stock[pos])
+                pos += 1
+        stock = stock[pos:]
+        # The starter must be a number card; others go to the bottom of the stock.
+        while not IS_NUMBER[stock[0]]:
+            stock.append(stock.pop(0))
+        starter = stock.pop(0)
+        state.update({
+            "turn_ms": turn_seconds * 1000,
+            "hands": hands,
+            "stock": stock,
+            "pile": [starter],
+            "motif": MOTIF_OF[starter],
+            "direction": 1,
+            "turn": first,
+            "turn_since": None,   # None: the table's start
+            "phase": "play",      # play | drawn | over
+            "drawn": None,        # the card just drawn while phase == "drawn"
+            "active": [True] * seats,
+            "removed": [],        # seats in order of removal
+            "timeouts": [0] * seats,
+            "auto_pending": False,  # an automatic turn needs its second step
+            "calls": [None] * seats,  # None | "missing" | "called" (for a one-card hand)
+            "windows": [],        # open catch windows: {"seat", "since"}
+            "passes": 0,          # consecutive turns that found nothing to draw
+            "end": None,          # win | stalemate | last_standing
+            "winner": None,
+        })
+        return state
+
+    # ----- queries ---------------------------------------------------------------
+    def is_over(self, state: State) -> bool:
+        return state["phase"] == "over"
+
+    def to_act(self, state: State) -> list[int]:
+        if state["phase"] == "over":
+            return []
+        acts = {state["turn"]}
+        active = state["active"]
+        for i, c in enumerate(state["calls"]):
+            if c == "missing" and active[i]:
+                acts.add(i)
+        for w in state["windows"]:
+            target = w["seat"]
+            for i in range(state["seats"]):
+                if active[i] and i != target:
+                    acts.add(i)
+        return sorted(acts)
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        if state["phase"] == "over" or isinstance(seat, bool) or not isinstance(seat, int):
+            return []
+        if not 0 <= seat < state["seats"] or not state["active"][seat]:
+            return []
+        moves: list[Move] = []
+        if seat == state["turn"]:
+            hand = state["hands"][seat]
+            leaves_one = len(hand) == 2
+            if state["phase"] == "drawn":
+                cards = [state["drawn"]]
+            else:
+                cards = playable_cards(hand, state["pile"][-1], state["motif"])
+            for c in cards:
+                if c in WILDS:
+                    for m in MOTIFS:
+                        moves.append({"type": "play", "card": c, "motif": m})
+                        if leaves_one:
+                            moves.append({"type": "play", "card": c, "motif": m, "call": True})
+                else:
+                    moves.append({"type": "play", "card": c})
+                    if leaves_one:
+                        moves.append({"type": "play", "card": c, "call": True})
+            moves.append({"type": "keep"} if state["phase"] == "drawn" else {"type": "draw"})
+        if state["calls"][seat] == "missing":
+            moves.append({"type": "call"})
+        for w in state["windows"]:
+            if w["seat"] != seat:
+                moves.append({"type": "catch", "target": w["seat"]})
+        return moves
+
+    def timeout_move(self, state: State, seat: int | None) -> Move:
+        if seat is None:
+            return {"type": "close_window", "auto": True}
+        if state["phase"] == "over" or seat != state["turn"]:
+            raise IllegalMove("not_your_turn", "Only the seat on turn has an automatic move.")
+        hand = state["hands"][seat]
+        if state["phase"] == "drawn":
+            card: str | None = state["drawn"]
+        else:
+            cards = playable_cards(hand, state["pile"][-1], state["motif"])
+            card = cards[0] if cards else None
+        if card is None:
+            return {"type": "draw", "auto": True}
+        if card in WILDS:
+            return {"type": "play", "card": card, "motif": favourite_motif(hand), "auto": True}
+        return {"type": "play", "card": card, "auto": True}
+
+    def deadline(self, state: State) -> dict | None:
+        if state["phase"] == "over":
+            return None
+        since = state["turn_since"]
+        pending = state["auto_pending"]
+        best = {"seat": state["turn"], "since_ms": since, "limit_ms": 0 if pending else None}
+        best_due = (since if since is not None else 0) + (0 if pending else state["turn_ms"])
+        for w in state["windows"]:
+            due = w["since"] + CATCH_MS
+            if due <= best_due:
+                best, best_due = {"seat": None, "since_ms": w["since"], "limit_ms": CATCH_MS}, due
+        return best
+
+    def all_cards(self, state: State) -> list[str]:
+        cards = list(state["stock"]) + list(state["pile"])
+        for h in state["hands"]:
+            cards.extend(h)
+        return cards
+
+    def hidden_cards(self, state: State, seat: int | None) -> list[str]:
+        hidden = list(state["stock"])
+        if state["phase"] == "over":
+            return hidden  # hands are shown at the end for the scoring
+        for i, h in enumerate(state["hands"]):
+            if i != seat:
+                hidden.extend(h)
+        return hidden
+
+    def result(self, state: State) -> dict:
+        n = state["seats"]
+        if state["phase"] != "over":
+            return {"ranks": [], "winners": [], "end": None, "values": [None] * n, "removed": list(state["removed"])}
+        active = state["active"]
+        values: list[int | None] = [hand_value(state["hands"][i]) if active[i] else None for i in range(n)]
+        ranks = [0] * n
+        playing = [i for i in range(n) if active[i]]
+        end = state["end"]
+        if end == "stalemate":
+            for i, r in zip(playing, competition_ranks([values[i] for i in playing]), strict=True):
+                ranks[i] = r
+        else:
+            winner = state["winner"]
+            ranks[winner] = 1
+            others = [i for i in playing if i != winner]
+            for i, r in zip(others, competition_ranks([values[i] for i in others]), strict=True):
+                ranks[i] = r + 1
+        # Removed players rank below everyone still in, the last removed highest.
+        for k, i in enumerate(reversed(state["removed"])):
+            ranks[i] = len(playing) + 1 + k
+        return {
+            "ranks": ranks,
+            "winners": [i for i in range(n) if ranks[i] == 1],
+            "end": end,
+            "values": values,
+            "removed": list(state["removed"]),
+        }
+
+    def view(self, state: State, seat: int | None) -> dict:
+        over = state["phase"] == "over"
+        n = state["seats"]
+        mine = isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < n
+        v: dict[str, Any] = {
+            "game": self.name,
+            "seat": seat if mine else None,
+            "seats": n,
+            "to_act": self.to_act(state),
+            "over": over,
+            "phase": state["phase"],
+            "turn": state["turn"],
+            "turn_since_ms": state["turn_since"],
+            "turn_seconds": state["turn_ms"] // 1000,
+            "direction": state["direction"],
+            "top": state["pile"][-1],
+            "motif": state["motif"],
+            "pile": list(state["pile"]),
+            "stock_count": len(state["stock"]),
+            "hand_counts": [len(h) for h in state["hands"]],
+            "active": list(state["active"]),
+            "removed": list(state["removed"]),
+            "timeouts": list(state["timeouts"]),
+            "calls": list(state["calls"]),
+            "windows": [{"seat": w["seat"], "since_ms": w["since"], "until_ms": w["since"] + CATCH_MS}
+                        for w in state["windows"]],
+            "commitment": state["commitment"],
+            "first": state["first"],
+            "moves_count": len(state["moves"]),
+        }
+        if mine:
+            hand = state["hands"][seat]
+            v["hand"] = list(hand)
+            v["hand_value"] = hand_value(hand)
+            v["drawn"] = state["drawn"] if (state["phase"] == "drawn" and state["turn"] == seat) else None
+            v["legal"] = self.legal_moves(state, seat)
+        if over:
+            v["hands"] = [list(h) for h in state["hands"]]
+            v["result"] = self.result(state)
+        return v
+
+    def replay_view(self, state: State) -> dict:
+        v = self.view(state, None)
+        v.update({
+            "hands": [list(h) for h in state["hands"]],
+            "stock": list(state["stock"]),
+            "drawn": state["drawn"],
+            "passes": state["passes"],
+            "auto_pending": state["auto_pending"],
+        })
+        if state["phase"] == "over":
+            v["seed"] = state["seed"]
+        return v
+
+    # ----- moves -----------------------------------------------------------------
+    def apply(self, state: State, seat: int | None, move: Move, *, now_ms: int) -> tuple[State, list[Event]]:
+        move = require_dict(move)
+        now_ms = require_int(now_ms, "malformed", "now_ms")
+        if state["phase"] == "over":
+            raise IllegalMove("game_over", "The game is over.")
+        mtype = move["type"]
+        if "auto" in move and move["auto"] is not True:
+            raise IllegalMove("malformed", "'auto' may only be true.")
+        auto = "auto" in move
+        if seat is None:
+            return self._system(state, move, now_ms)
+        seat = require_int(seat, "bad_seat", "seat")
+        if not 0 <= seat < state["seats"]:
+            raise IllegalMove("bad_seat", "No such seat.")
+        if not state["active"][seat]:
+            raise IllegalMove("not_in_game", "This seat is no longer in the game.")
+        if mtype == "play":
+            self._check_keys(move, _PLAY_KEYS)
+            return self._play(state, seat, move, now_ms, auto)
+        if mtype == "draw":
+            self._check_keys(move, _AUTO_ONLY_KEYS)
+            return self._draw_move(state, seat, move, now_ms, auto)
+        if mtype == "keep":
+            self._check_keys(move, _AUTO_ONLY_KEYS)
+            return self._keep(state, seat, move, now_ms, auto)
+        if mtype == "call":
+            self._check_keys(move, _TYPE_ONLY)
+            return self._call(state, seat, move, now_ms)
+        if mtype == "catch":
+            self._check_keys(move, _CATCH_KEYS)
+            return self._catch(state, seat, move, now_ms)
+        if mtype == "leave":
+            self._check_keys(move, _TYPE_ONLY)
+            s = self._begin(state)
+            self._log_move(s, seat, move, now_ms)
+            events: list[Event] = [{"type": "leave", "seat": seat}]
+            self._remove(s, seat, "left", now_ms, events)
+            return s, events
+        if mtype == "close_window":
+            raise IllegalMove("bad_seat", "Closing a catch window is a system step.")
+        raise IllegalMove("unknown_move", f"Unknown move type {mtype!r}.")
+
+    @staticmethod
+    def _check_keys(move: Move, allowed: frozenset[str]) -> None:
+        for k in move:
+            if k not in allowed:
+                raise IllegalMove("malformed", f"Unexpected key {k!r} in a {move['type']} move.")
+
+    @staticmethod
+    def _begin(state: State) -> State:
+        """A new state sharing nothing mutable that a move may change (shuffles: copy on write)."""
+        s = dict(state)
+        s["hands"] = [list(h) for h in state["hands"]]
+        s["stock"] = list(state["stock"])
+        s["pile"] = list(state["pile"])
+        s["active"] = list(state["active"])
+        s["removed"] = list(state["removed"])
+        s["timeouts"] = list(state["timeouts"])
+        s["calls"] = list(state["calls"])
+        s["windows"] = list(state["windows"])  # window dicts are never mutated
+        s["moves"] = list(state["moves"])
+        return s
+
+    def _require_turn(self, state: State, seat: int) -> None:
+        if seat != state["turn"]:
+            raise IllegalMove("not_your_turn", "It is not your turn.")
+
+    # --- play
+    def _play(self, state: State, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[State, list[Event]]:
+        self._require_turn(state, seat)
+        card = move.get("card")
+        if not isinstance(card, str):
+            raise IllegalMove("malformed", "A play needs a 'card' code.")
+        if card not in CARD_SET:
+            raise IllegalMove("unknown_card", f"{card!r} is not a Lembar card.")
+        hand = state["hands"][seat]
+        if state["phase"] == "drawn" and card != state["drawn"]:
+            raise IllegalMove("must_play_drawn", "After drawing you may play only the drawn card (or keep it).")
+        if card not in hand:
+            raise IllegalMove("card_not_held", f"You do not hold {card}.")
+        motif = move.get("motif")
+        if card in WILDS:
+            if motif is None:
+                raise IllegalMove("motif_required", "A wild card needs a motif: P, K, T or M.")
+            if not isinstance(motif, str) or motif not in MOTIFS:
+                raise IllegalMove("bad_motif", "The motif must be P, K, T or M.")
+        elif motif is not None:
+            raise IllegalMove("motif_not_allowed", "Only a wild card names a motif.")
+        call = move.get("call", False)
+        if not isinstance(call, bool):
+            raise IllegalMove("malformed", "'call' must be true or false.")
+        if call and auto:
+            raise IllegalMove("malformed", "An automatic move never calls Lembar.")
+        if call and len(hand) != 2:
+            raise IllegalMove("call_not_allowed", "Lembar! may be called only on a play that leaves one card.")
+        if not is_playable(card, state["pile"][-1], state["motif"], hand):
+            if card == "F":
+                raise IllegalMove("illegal_card", "Wild Draw Four only without a card of the current motif.")
+            raise IllegalMove("illegal_card", f"{card} does not match the motif or the symbol on top.")
+
+        s = self._begin(state)
+        seq = self._log_move(s, seat, move, now_ms)
+        events: list[Event] = []
+        counted = self._own_or_auto(s, seat, auto, events)
+        my_hand = s["hands"][seat]
+        my_hand.remove(card)
+        s["pile"].append(card)
+        s["motif"] = motif if card in WILDS else MOTIF_OF[card]
+        s["passes"] = 0
+        s["phase"] = "play"
+        s["drawn"] = None
+        s["auto_pending"] = False
+        ev: Event = {"type": "play", "seat": seat, "card": card, "motif": s["motif"], "left": len(my_hand)}
+        if call:
+            ev["call"] = True
+        events.append(ev)
+        if not my_hand:
+            self._finish(s, "win", seat, events)
+            return s, events
+        if len(my_hand) == 1:
+            if call:
+                s["calls"][seat] = "called"
+            else:
+                s["calls"][seat] = "missing"
+                s["windows"].append({"seat": seat, "since": now_ms})
+                events.append({"type": "window", "seat": seat, "since_ms": now_ms, "until_ms": now_ms + CATCH_MS})
+        # Effects of the card.
+        symbol = SYMBOL_OF[card]
+        nxt = self._next(s, seat)
+        if symbol == "S" or (symbol == "R" and sum(s["active"]) == 2):
+            events.append({"type": "skip", "seat": nxt})
+            turn = self._next(s, nxt)
+        elif symbol == "R":
+            s["direction"] = -s["direction"]
+            events.append({"type": "reverse", "direction": s["direction"]})
+            turn = self._next(s, seat)
+        elif symbol == "D" or card == "F":
+            count = 4 if card == "F" else 2
+            got = self._draw_into(s, nxt, count, seq, events)
+            events.append({"type": "penalty", "seat": nxt, "count": got, "reason": "draw_four" if card == "F" else "draw_two"})
+            turn = self._next(s, nxt)
+        else:
+            turn = nxt
+        self._set_turn(s, turn, now_ms, events)
+        if counted:
+            self._maybe_remove_after_timeout(s, seat, now_ms, events)
+        return s, events
+
+    # --- draw
+    def _draw_move(self, state: State, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[State, list[Event]]:
+        self._require_turn(state, seat)
+        if state["phase"] != "play":
+            raise IllegalMove("already_drawn", "You have already drawn this turn: play the drawn card or keep it.")
+        s = self._begin(state)
+        seq = self._log_move(s, seat, move, now_ms)
+        events: list[Event] = []
+        counted = self._own_or_auto(s, seat, auto, events)
+        got = self._draw_into(s, seat, 1, seq, events)
+        events.append({"type": "draw", "seat": seat, "count": got})
+        if got == 0:
+            # Nothing left anywhere: the draw is a pass. A full cycle of passes ends the game.
+            s["passes"] += 1
+            events.append({"type": "pass", "seat": seat})
+            if s["passes"] >= sum(s["active"]):
+                self._finish(s, "stalemate", None, events)
+                return s, events
+            self._set_turn(s, self._next(s, seat), now_ms, events)
+        else:
+            card = s["hands"][seat][-1]
+            if is_playable(card, s["pile"][-1], s["motif"], s["hands"][seat]):
+                s["phase"] = "drawn"
+                s["drawn"] = card
+                # The automatic turn continues at once with the play of the drawn card.
+                s["auto_pending"] = auto
+                if auto:
+                    s["turn_since"] = now_ms
+                return s, events
+            self._set_turn(s, self._next(s, seat), now_ms, events)
+        if counted:
+            self._maybe_remove_after_timeout(s, seat, now_ms, events)
+        return s, events
+
+    def _keep(self, state: State, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[State, list[Event]]:
+        self._require_turn(state, seat)
+        if state["phase"] != "drawn":
+            raise IllegalMove("nothing_drawn", "Keep is only for a card you have just drawn.")
+        s = self._begin(state)
+        self._log_move(s, seat, move, now_ms)
+        events: list[Event] = []
+        counted = self._own_or_auto(s, seat, auto, events)
+        events.append({"type": "keep", "seat": seat})
+        self._set_turn(s, self._next(s, seat), now_ms, events)
+        if counted:
+            self._maybe_remove_after_timeout(s, seat, now_ms, events)
+        return s, events
+
+    # --- "Lembar!" and catching
+    def _call(self, state: State, seat: int, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+        if state["calls"][seat] != "missing":
+            raise IllegalMove("call_not_needed", "Lembar! is called only with one card left and not yet called.")
+        s = self._begin(state)
+        self._log_move(s, seat, move, now_ms)
+        s["timeouts"][seat] = 0
+        s["calls"][seat] = "called"
+        s["windows"] = [w for w in s["windows"] if w["seat"] != seat]
+        return s, [{"type": "call", "seat": seat}]
+
+    def _catch(self, state: State, seat: int, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+        target = move.get("target")
+        if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target < state["seats"]:
+            raise IllegalMove("bad_target", "The target must be a seat number.")
+        if target == seat:
+            raise IllegalMove("bad_target", "You cannot catch yourself.")
+        if not state["active"][target]:
+            raise IllegalMove("bad_target", "That seat is no longer in the game.")
+        if state["calls"][target] != "missing":
+            raise IllegalMove("no_missing_call", "That player has no missing Lembar! call to catch.")
+        window = next((w for w in state["windows"] if w["seat"] == target), None)
+        if window is None or now_ms > window["since"] + CATCH_MS:
+            raise IllegalMove("catch_window_closed", "Too late: a catch must come within 3 seconds of the play.")
+        s = self._begin(state)
+        seq = self._log_move(s, seat, move, now_ms)
+        s["timeouts"][seat] = 0
+        events: list[Event] = [{"type": "catch", "seat": seat, "target": target}]
+        got = self._draw_into(s, target, CATCH_PENALTY, seq, events)
+        # Caught: no call is possible any more for this one-card spell.
+        s["calls"][target] = None
+        s["windows"] = [w for w in s["windows"] if w["seat"] != target]
+        events.append({"type": "penalty", "seat": target, "count": got, "reason": "caught"})
+        return s, events
+
+    def _system(self, state: State, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+        if move["type"] != "close_window" or move.get("auto") is not True:
+            raise IllegalMove("bad_seat", "Only the system step 'close_window' has no seat.")
+        self._check_keys(move, _AUTO_ONLY_KEYS)
+        if not state["windows"]:
+            raise IllegalMove("nothing_due", "No catch window is open.")
+        s = dict(state)
+        s["moves"] = list(state["moves"])
+        self._log_move(s, None, move, now_ms)
+        keep = [w for w in state["windows"] if w["since"] + CATCH_MS > now_ms]
+        if len(keep) == len(state["windows"]):
+            keep = keep[1:]  # applied early (simulations): close the earliest window
+        closed = [w["seat"] for w in state["windows"] if w not in keep]
+        s["windows"] = keep
+        return s, [{"type": "window_closed", "seat": t} for t in closed]
+
+    # ----- helpers (mutate the new state ``s`` only) ---------------------------------
+    @staticmethod
+    def _next(s: State, frm: int) -> int:
+        n, d, active = s["seats"], s["direction"], s["active"]
+        i = frm
+        for _ in range(n):
+            i = (i + d) % n
+            if active[i]:
+                return i
+        return frm
+
+    @staticmethod
+    def _set_turn(s: State, turn: int, now_ms: int, events: list[Event]) -> None:
+        s["turn"] = turn
+        s["turn_since"] = now_ms
+        s["phase"] = "play"
+        s["drawn"] = None
+        s["auto_pending"] = False
+        events.append({"type": "turn", "seat": turn})
+
+    @staticmethod
+    def _own_or_auto(s: State, seat: int, auto: bool, events: list[Event]) -> bool:
+        """Count a timeout (once per automatic turn) or reset the count; True if counted."""
+        if not auto:
+            s["timeouts"][seat] = 0
+            return False
+        if s["auto_pending"]:
+            return True  # the second step of an automatic turn already counted
+        s["timeouts"][seat] += 1
+        events.append({"type": "timeout", "seat": seat, "count": s["timeouts"][seat]})
+        return True
+
+    def _maybe_remove_after_timeout(self, s: State, seat: int, now_ms: int, events: list[Event]) -> None:
+        if s["phase"] != "over" and s["timeouts"][seat] >= TIMEOUTS_TO_REMOVE and s["active"][seat]:
+            self._remove(s, seat, "timeouts", now_ms, events)
+
+    def _draw_into(self, s: State, seat: int, count: int, seq: int, events: list[Event]) -> int:
+        """Move up to ``count`` stock cards to ``seat``'s hand, reshuffling the pile when empty."""
+        stock = s["stock"]
+        hand = s["hands"][seat]
+        got = 0
+        while got < count:
+            if not stock:
+                pile = s["pile"]
+                if len(pile) <= 1:
+                    break  # everything is in hands: take what there is
+                initial = pile[:-1]
+                s["pile"] = [pile[-1]]
+                s["shuffles"] = list(s["shuffles"])  # copy on write: shared with the old state
+                stock.extend(self._shuffle(s, seq, "kocok-ulang", initial))
+                events.append({"type": "reshuffle", "round": seq, "cards": len(initial)})
+            take = min(count - got, len(stock))
+            hand.extend(stock[:take])
+            del stock[:take]
+            got += take
+        if got:
+            s["passes"] = 0
+            if s["calls"][seat] is not None:
+                # The hand grew: a new one-card spell will need its own call; the window closes.
+                s["calls"][seat] = None
+                s["windows"] = [w for w in s["windows"] if w["seat"] != seat]
+        return got
+
+    def _remove(self, s: State, seat: int, reason: str, now_ms: int, events: list[Event]) -> None:
+        """Take ``seat`` out: cards to the stock bottom (canonical order), play passes on."""
+        hand = s["hands"][seat]
+        s["stock"].extend(canonical_sorted(hand))
+        s["hands"][seat] = []
+        s["active"][seat] = False
+        s["removed"].append(seat)
+        s["calls"][seat] = None
+        s["windows"] = [w for w in s["windows"] if w["seat"] != seat]
+        s["timeouts"][seat] = 0
+        s["passes"] = 0
+        events.append({"type": "removed", "seat": seat, "reason": reason, "returned": len(hand)})
+        still = [i for i in range(s["seats"]) if s["active"][i]]
+        if len(still) == 1:
+            self._finish(s, "last_standing", still[0], events)
+            return
+        if s["turn"] == seat:
+            self._set_turn(s, self._next(s, seat), now_ms, events)
+
+    def _finish(self, s: State, end: str, winner: int | None, events: list[Event]) -> None:
+        s["phase"] = "over"
+        s["end"] = end
+        s["winner"] = winner
+        s["drawn"] = None
+        s["auto_pending"] = False
+        s["windows"] = []
+        events.append({"type": "game_over", "end": end, "result": self.result(s)})
+
+
+ENGINE = LembarEngine()
