@@ -87,7 +87,10 @@ def check_fairness(doc: dict) -> list[str]:
     if game in SEAT_DRAWN_FIRST and n:
         if doc.get("first") != draw(seed, "0:giliran-awal", n):
             problems.append("first player/dealer is not draw(seed, '0:giliran-awal', n)")
-    if game == "otuzbir" and n:
+    explicit_ebe = (doc.get("options") or {}).get("ebe") if game == "otuzbir" else None
+    if explicit_ebe is not None and doc.get("first") != explicit_ebe:
+        problems.append("first ebe differs from the table's explicit ebe option")
+    if game == "otuzbir" and n and explicit_ebe is None:  # an explicit ebe (mid-tournament) skips 0:ebe
         ebe = [s for s in shuffles if s.get("purpose") == "ebe" and s.get("round") == 0]
         if not ebe:
             problems.append("no 0:ebe shuffle for the dealer draw")
