@@ -1,0 +1,8 @@
+from django.urls import path
+
+from frontend import views
+
+app_name = "frontend"
+urlpatterns = [
+    path("", views.lobby, name="lobby"),
+]

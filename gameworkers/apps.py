@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class GameworkersConfig(AppConfig):
+    name = "gameworkers"
+    verbose_name = "Game workers"

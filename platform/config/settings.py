@@ -1,0 +1,210 @@
+"""Settings from the environment, with embedded defaults (SQLite + an embedded Redis).
+
+Every knob is an environment variable; README.md has the table. Nothing here starts a
+process: the launcher (``manage.py runplatform``) and the test session start the
+embedded Redis when REDIS_URL is not set.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import environ
+
+from config import embedded
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent  # the checkout root
+VAR_DIR = embedded.VAR_DIR
+
+env = environ.Env()
+
+
+def _secret_key() -> str:
+    """SECRET_KEY from the environment, else one generated once per checkout under var/."""
+    configured = env.str("SECRET_KEY", default="")
+    if configured:
+        return configured
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(64))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def celery_url(redis_url: str) -> str:
+    """Celery (kombu) spells a unix-socket Redis ``redis+socket://``."""
+    if redis_url.startswith("unix://"):
+        return "redis+socket://" + redis_url[len("unix://"):]
+    return redis_url
+
+
+DEBUG = env.bool("DEBUG", default=False)
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# Websocket Origin check: hosts allowed in the Origin header (defaults to ALLOWED_HOSTS).
+WEBSOCKET_ALLOWED_ORIGINS = env.list("WEBSOCKET_ALLOWED_ORIGINS", default=ALLOWED_HOSTS)
+
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+}
+DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several local processes share the file: wait for locks instead of failing at once.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 30, "transaction_mode": "IMMEDIATE"})
+    # A file (not :memory:) so worker subprocesses in tests can share the test database.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_db.sqlite3")}
+else:
+    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
+REDIS_URL = env.str("REDIS_URL", default="") or embedded.redis_url()
+REDIS_EMBEDDED = not env.str("REDIS_URL", default="")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "accounts",
+    "rooms",
+    "core",
+    "gameworkers",
+    "frontend",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.PreferredLanguageMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+            ],
+        },
+    },
+]
+
+AUTH_USER_MODEL = "accounts.User"
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "frontend:lobby"
+LOGOUT_REDIRECT_URL = "accounts:login"
+# Failed logins allowed per (username) and per (client address) within the window.
+LOGIN_THROTTLE_ATTEMPTS = env.int("LOGIN_THROTTLE_ATTEMPTS", default=5)
+LOGIN_THROTTLE_WINDOW_S = env.int("LOGIN_THROTTLE_WINDOW_S", default=900)
+
+ADMIN_PATH = env.str("ADMIN_PATH", default="backoffice/").strip("/") + "/"
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("id", "Bahasa Indonesia"), ("ms", "Bahasa Melayu"), ("tr", "Türkçe")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+TIME_ZONE = "UTC"
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+# Serve static files from the ASGI app itself (the embedded default has no web server in front).
+SERVE_STATIC = env.bool("SERVE_STATIC", default=True)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "cardroom",
+    }
+}
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+    }
+}
+
+CELERY_BROKER_URL = celery_url(REDIS_URL)
+CELERY_RESULT_BACKEND = celery_url(REDIS_URL)
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True  # a worker killed mid-task leaves the task for another worker
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 4
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60}
+CELERY_RESULT_EXPIRES = 3600
+CELERY_TASK_DEFAULT_QUEUE = "moves"
+CELERY_TASK_ROUTES = {"gameworkers.tasks.bot_*": {"queue": "bots"}}
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "EXCEPTION_HANDLER": "core.api.exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Cardroom API",
+    "DESCRIPTION": "Rooms, tables, views, proofs and balances. Errors are {code, message}.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# Production hardening; all on by default once DEBUG is off (``check --deploy`` is clean).
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=not DEBUG)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_PROXY", default=False) else None
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SILENCED_SYSTEM_CHECKS = env.list("SILENCED_SYSTEM_CHECKS", default=[])
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

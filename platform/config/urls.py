@@ -1,0 +1,16 @@
+from core import views as core_views
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("healthz", core_views.healthz, name="healthz"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path(settings.ADMIN_PATH, admin.site.urls),
+    path("accounts/", include("accounts.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/", include("core.api_urls")),
+    path("", include("frontend.urls")),
+]

@@ -1,0 +1,53 @@
+"""REST errors always have the shape {"code": ..., "message": ...}."""
+
+from __future__ import annotations
+
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ApiError(exceptions.APIException):
+    """Raise from a view with a stable code: ``raise ApiError("seat_taken", "...", status=409)``."""
+
+    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
+        super().__init__(detail=message, code=code)
+        self.status_code = status
+        self.error_code = code
+        self.message = message
+
+
+def _code_for(exc: exceptions.APIException) -> str:
+    if isinstance(exc, ApiError):
+        return exc.error_code
+    codes = exc.get_codes()
+    if isinstance(codes, str):
+        return codes
+    return "invalid"
+
+
+def _message_for(exc: exceptions.APIException) -> str:
+    if isinstance(exc, ApiError):
+        return exc.message
+    detail = exc.detail
+    if isinstance(detail, dict):
+        parts = []
+        for field, errors in detail.items():
+            errs = errors if isinstance(errors, list) else [errors]
+            parts.append(f"{field}: {' '.join(str(e) for e in errs)}")
+        return "; ".join(parts)
+    if isinstance(detail, list):
+        return " ".join(str(d) for d in detail)
+    return str(detail)
+
+
+def exception_handler(exc, context):
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.APIException):
+        body = {"code": _code_for(exc), "message": _message_for(exc)}
+        if isinstance(exc.detail, dict):
+            body["fields"] = exc.detail
+        return Response(body, status=response.status_code, headers=dict(response.headers))
+    return response

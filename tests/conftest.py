@@ -1,0 +1,115 @@
+"""Shared fixtures. Without REDIS_URL the suite runs its own embedded Redis."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config):
+    subprocess.run([sys.executable, str(ROOT / "tools" / "compile_messages.py")], check=True,
+                   stdout=subprocess.DEVNULL)
+    from config import embedded
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
+
+    try:
+        embedded_redis = settings.REDIS_EMBEDDED
+    except ImproperlyConfigured:  # run with -p no:django (engine-only tests)
+        return
+    # Tests talk plain HTTP to the test client; the deploy settings are checked separately.
+    settings.SECURE_SSL_REDIRECT = False
+    if embedded_redis:
+        config._cardroom_started_redis = embedded.running_pid() is None
+        embedded.start()
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "_cardroom_started_redis", False):
+        from config import embedded
+
+        embedded.stop()
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """Environment for a platform subprocess (worker, timer, server) sharing the test settings."""
+    from config import embedded
+    from django.conf import settings
+    from django.db import connection
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "platform")])
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    env["CARDROOM_VAR_DIR"] = str(embedded.VAR_DIR)
+    env["REDIS_URL"] = settings.REDIS_URL
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        env["DATABASE_URL"] = f"sqlite:///{db['NAME']}"
+    else:
+        env["DATABASE_URL"] = (
+            f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        )
+    env.update(extra)
+    return env
+
+
+def start_celery_worker(queues: str = "moves,bots", concurrency: int = 1, name: str = "test") -> subprocess.Popen:
+    """A real Celery worker subprocess; wait until it answers a ping."""
+    from config.celery import app
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queues, "--concurrency",
+         str(concurrency), "--pool", "prefork", "--loglevel", "WARNING", "-n", f"{name}-{os.getpid()}@%h",
+         "--without-gossip", "--without-mingle"],
+        cwd=ROOT, env=subprocess_env(), start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"celery worker exited with {proc.returncode}")
+        if any(f"{name}-{os.getpid()}" in next(iter(r)) for r in app.control.ping(timeout=0.5) or []):
+            return proc
+        time.sleep(0.3)
+    stop_process(proc)
+    raise RuntimeError("celery worker did not answer a ping within 60 s")
+
+
+def stop_process(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db):
+    """A real worker for tests whose behaviour depends on Celery (data must be committed)."""
+    proc = start_celery_worker()
+    yield proc
+    stop_process(proc)
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    """Each test starts with an empty cache (login throttles and rate limits live there)."""
+    from django.core.cache import cache
+
+    try:
+        cache.clear()
+    except Exception:  # pragma: no cover - a test may stop Redis on purpose
+        pass
+    yield
