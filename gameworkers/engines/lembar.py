@@ -8,10 +8,11 @@ lists a move touches; card facts come from precomputed tables; no deepcopy per m
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from . import fairness
-from .base import Engine, Event, IllegalMove, Move, State, competition_ranks, require_dict, require_int
+from .base import Engine, Event, IllegalMove, Move, State, competition_ranks, require_dict
 
 DECK: tuple[str, ...] = fairness.LEMBAR_DECK
 MOTIFS: tuple[str, ...] = fairness.LEMBAR_MOTIFS
@@ -38,6 +39,7 @@ _PLAY_KEYS = frozenset({"type", "card", "motif", "call", "auto"})
 _AUTO_ONLY_KEYS = frozenset({"type", "auto"})
 _TYPE_ONLY = frozenset({"type"})
 _CATCH_KEYS = frozenset({"type", "target"})
+_NUMBER_SYMBOLS = frozenset(str(n) for n in range(10))
 
 
 def hand_value(hand: list[str]) -> int:
@@ -98,10 +100,48 @@ def favourite_motif(hand: list[str]) -> str:
     return best
 
 
+def fast_shuffle(seed: bytes, round_: int, purpose: str, initial: list[str]) -> list[str]:
+    """``fairness.shuffle`` with the HMAC key pads hashed once per shuffle (same result, ~2x faster).
+
+    HMAC-SHA256(K, m) = H((K ^ opad) || H((K ^ ipad) || m)) for a 32-byte key zero-padded to 64;
+    the tests check equality with ``fairness.shuffle``.
+    """
+    key = bytes(seed) + b"\x00" * (64 - len(seed))
+    inner0 = hashlib.sha256(bytes(b ^ 0x36 for b in key))
+    outer0 = hashlib.sha256(bytes(b ^ 0x5C for b in key))
+    prefix = f"{round_}:{purpose}:".encode()
+    from_bytes = int.from_bytes
+    a = list(initial)
+    for i in range(len(a) - 1, 0, -1):
+        inner = inner0.copy()
+        inner.update(prefix + str(i).encode())
+        outer = outer0.copy()
+        outer.update(inner.digest())
+        j = from_bytes(outer.digest(), "big") % (i + 1)
+        a[i], a[j] = a[j], a[i]
+    return a
+
+
 class LembarEngine(Engine):
     name = "lembar"
     min_seats = 2
     max_seats = 6
+
+    def _shuffle(self, state: State, round_: int, purpose: str, initial: list[str]) -> list[str]:
+        """As ``Engine._shuffle`` (recorded for the proof), with the faster identical shuffle."""
+        result = fast_shuffle(self._seed(state), round_, purpose, initial)
+        state["shuffles"].append(
+            {"round": round_, "purpose": purpose, "initial": list(initial), "result": list(result)}
+        )
+        return result
+
+    @staticmethod
+    def _log_move(state: State, seat: int | None, move: Move, now_ms: int) -> int:
+        """As ``Engine._log_move``; a validated Lembar move is a flat dict of scalars, so a
+        shallow copy is a full copy (deepcopy per move was the engine's biggest cost)."""
+        seq = len(state["moves"]) + 1
+        state["moves"].append({"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms})
+        return seq
 
     # ----- setup -----------------------------------------------------------------
     def new(self, seed: bytes, seats: int, options: dict | None = None) -> State:
@@ -331,18 +371,20 @@ class LembarEngine(Engine):
 
     # ----- moves -----------------------------------------------------------------
     def apply(self, state: State, seat: int | None, move: Move, *, now_ms: int) -> tuple[State, list[Event]]:
-        move = require_dict(move)
-        now_ms = require_int(now_ms, "malformed", "now_ms")
+        if type(move) is not dict or type(move.get("type")) is not str:
+            require_dict(move)  # raises the standard "malformed" error
+            raise IllegalMove("malformed", "A move must be a plain object.")
+        if type(now_ms) is not int:
+            raise IllegalMove("malformed", "now_ms must be a whole number.")
         if state["phase"] == "over":
             raise IllegalMove("game_over", "The game is over.")
         mtype = move["type"]
-        if "auto" in move and move["auto"] is not True:
-            raise IllegalMove("malformed", "'auto' may only be true.")
         auto = "auto" in move
+        if auto and move["auto"] is not True:
+            raise IllegalMove("malformed", "'auto' may only be true.")
         if seat is None:
             return self._system(state, move, now_ms)
-        seat = require_int(seat, "bad_seat", "seat")
-        if not 0 <= seat < state["seats"]:
+        if type(seat) is not int or not 0 <= seat < state["seats"]:
             raise IllegalMove("bad_seat", "No such seat.")
         if not state["active"][seat]:
             raise IllegalMove("not_in_game", "This seat is no longer in the game.")
@@ -366,7 +408,7 @@ class LembarEngine(Engine):
             s = self._begin(state)
             self._log_move(s, seat, move, now_ms)
             events: list[Event] = [{"type": "leave", "seat": seat}]
-            self._remove(s, seat, "left", now_ms, events)
+            self._remove(s, state, seat, "left", now_ms, events)
             return s, events
         if mtype == "close_window":
             raise IllegalMove("bad_seat", "Closing a catch window is a system step.")
@@ -374,22 +416,14 @@ class LembarEngine(Engine):
 
     @staticmethod
     def _check_keys(move: Move, allowed: frozenset[str]) -> None:
-        for k in move:
-            if k not in allowed:
-                raise IllegalMove("malformed", f"Unexpected key {k!r} in a {move['type']} move.")
+        if not allowed.issuperset(move):
+            extra = sorted(k for k in move if k not in allowed)
+            raise IllegalMove("malformed", f"Unexpected key(s) {extra} in a {move['type']} move.")
 
     @staticmethod
     def _begin(state: State) -> State:
-        """A new state sharing nothing mutable that a move may change (shuffles: copy on write)."""
+        """A shallow copy; lists are copied on first write (``_w``/``_whand``), the move log now."""
         s = dict(state)
-        s["hands"] = [list(h) for h in state["hands"]]
-        s["stock"] = list(state["stock"])
-        s["pile"] = list(state["pile"])
-        s["active"] = list(state["active"])
-        s["removed"] = list(state["removed"])
-        s["timeouts"] = list(state["timeouts"])
-        s["calls"] = list(state["calls"])
-        s["windows"] = list(state["windows"])  # window dicts are never mutated
         s["moves"] = list(state["moves"])
         return s
 
@@ -399,9 +433,10 @@ class LembarEngine(Engine):
 
     # --- play
     def _play(self, state: State, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[State, list[Event]]:
-        self._require_turn(state, seat)
+        if seat != state["turn"]:
+            raise IllegalMove("not_your_turn", "It is not your turn.")
         card = move.get("card")
-        if not isinstance(card, str):
+        if type(card) is not str:
             raise IllegalMove("malformed", "A play needs a 'card' code.")
         if card not in CARD_SET:
             raise IllegalMove("unknown_card", f"{card!r} is not a Lembar card.")
@@ -411,20 +446,22 @@ class LembarEngine(Engine):
         if card not in hand:
             raise IllegalMove("card_not_held", f"You do not hold {card}.")
         motif = move.get("motif")
-        if card in WILDS:
+        wild = card in WILDS
+        if wild:
             if motif is None:
                 raise IllegalMove("motif_required", "A wild card needs a motif: P, K, T or M.")
-            if not isinstance(motif, str) or motif not in MOTIFS:
+            if type(motif) is not str or motif not in MOTIFS:
                 raise IllegalMove("bad_motif", "The motif must be P, K, T or M.")
         elif motif is not None:
             raise IllegalMove("motif_not_allowed", "Only a wild card names a motif.")
         call = move.get("call", False)
-        if not isinstance(call, bool):
+        if type(call) is not bool:
             raise IllegalMove("malformed", "'call' must be true or false.")
-        if call and auto:
-            raise IllegalMove("malformed", "An automatic move never calls Lembar.")
-        if call and len(hand) != 2:
-            raise IllegalMove("call_not_allowed", "Lembar! may be called only on a play that leaves one card.")
+        if call:
+            if auto:
+                raise IllegalMove("malformed", "An automatic move never calls Lembar.")
+            if len(hand) != 2:
+                raise IllegalMove("call_not_allowed", "Lembar! may be called only on a play that leaves one card.")
         if not is_playable(card, state["pile"][-1], state["motif"], hand):
             if card == "F":
                 raise IllegalMove("illegal_card", "Wild Draw Four only without a card of the current motif.")
@@ -433,49 +470,54 @@ class LembarEngine(Engine):
         s = self._begin(state)
         seq = self._log_move(s, seat, move, now_ms)
         events: list[Event] = []
-        counted = self._own_or_auto(s, seat, auto, events)
-        my_hand = s["hands"][seat]
+        counted = self._own_or_auto(s, state, seat, auto, events)
+        my_hand = _whand(s, state, seat)
         my_hand.remove(card)
-        s["pile"].append(card)
-        s["motif"] = motif if card in WILDS else MOTIF_OF[card]
+        s["pile"] = state["pile"] + [card]
+        motif = motif if wild else MOTIF_OF[card]
+        s["motif"] = motif
         s["passes"] = 0
         s["phase"] = "play"
         s["drawn"] = None
         s["auto_pending"] = False
-        ev: Event = {"type": "play", "seat": seat, "card": card, "motif": s["motif"], "left": len(my_hand)}
+        left = len(my_hand)
+        ev: Event = {"type": "play", "seat": seat, "card": card, "motif": motif, "left": left}
         if call:
             ev["call"] = True
         events.append(ev)
-        if not my_hand:
+        if not left:
             self._finish(s, "win", seat, events)
             return s, events
-        if len(my_hand) == 1:
+        if left == 1:
             if call:
-                s["calls"][seat] = "called"
+                _w(s, state, "calls")[seat] = "called"
             else:
-                s["calls"][seat] = "missing"
-                s["windows"].append({"seat": seat, "since": now_ms})
+                _w(s, state, "calls")[seat] = "missing"
+                s["windows"] = s["windows"] + [{"seat": seat, "since": now_ms}]
                 events.append({"type": "window", "seat": seat, "since_ms": now_ms, "until_ms": now_ms + CATCH_MS})
         # Effects of the card.
         symbol = SYMBOL_OF[card]
         nxt = self._next(s, seat)
-        if symbol == "S" or (symbol == "R" and sum(s["active"]) == 2):
+        if card == "F":
+            got = self._draw_into(s, state, nxt, 4, seq, events)
+            events.append({"type": "penalty", "seat": nxt, "count": got, "reason": "draw_four"})
+            turn = self._next(s, nxt)
+        elif symbol is None or symbol in _NUMBER_SYMBOLS:  # W or a number
+            turn = nxt
+        elif symbol == "S" or (symbol == "R" and sum(s["active"]) == 2):
             events.append({"type": "skip", "seat": nxt})
             turn = self._next(s, nxt)
         elif symbol == "R":
             s["direction"] = -s["direction"]
             events.append({"type": "reverse", "direction": s["direction"]})
             turn = self._next(s, seat)
-        elif symbol == "D" or card == "F":
-            count = 4 if card == "F" else 2
-            got = self._draw_into(s, nxt, count, seq, events)
-            events.append({"type": "penalty", "seat": nxt, "count": got, "reason": "draw_four" if card == "F" else "draw_two"})
+        else:  # "D"
+            got = self._draw_into(s, state, nxt, 2, seq, events)
+            events.append({"type": "penalty", "seat": nxt, "count": got, "reason": "draw_two"})
             turn = self._next(s, nxt)
-        else:
-            turn = nxt
         self._set_turn(s, turn, now_ms, events)
         if counted:
-            self._maybe_remove_after_timeout(s, seat, now_ms, events)
+            self._maybe_remove_after_timeout(s, state, seat, now_ms, events)
         return s, events
 
     # --- draw
@@ -486,8 +528,8 @@ class LembarEngine(Engine):
         s = self._begin(state)
         seq = self._log_move(s, seat, move, now_ms)
         events: list[Event] = []
-        counted = self._own_or_auto(s, seat, auto, events)
-        got = self._draw_into(s, seat, 1, seq, events)
+        counted = self._own_or_auto(s, state, seat, auto, events)
+        got = self._draw_into(s, state, seat, 1, seq, events)
         events.append({"type": "draw", "seat": seat, "count": got})
         if got == 0:
             # Nothing left anywhere: the draw is a pass. A full cycle of passes ends the game.
@@ -498,18 +540,19 @@ class LembarEngine(Engine):
                 return s, events
             self._set_turn(s, self._next(s, seat), now_ms, events)
         else:
-            card = s["hands"][seat][-1]
-            if is_playable(card, s["pile"][-1], s["motif"], s["hands"][seat]):
+            hand = s["hands"][seat]
+            card = hand[-1]
+            if is_playable(card, s["pile"][-1], s["motif"], hand):
                 s["phase"] = "drawn"
                 s["drawn"] = card
-                # The automatic turn continues at once with the play of the drawn card.
+                # An automatic turn continues at once with the play of the drawn card.
                 s["auto_pending"] = auto
                 if auto:
                     s["turn_since"] = now_ms
                 return s, events
             self._set_turn(s, self._next(s, seat), now_ms, events)
         if counted:
-            self._maybe_remove_after_timeout(s, seat, now_ms, events)
+            self._maybe_remove_after_timeout(s, state, seat, now_ms, events)
         return s, events
 
     def _keep(self, state: State, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[State, list[Event]]:
@@ -519,11 +562,11 @@ class LembarEngine(Engine):
         s = self._begin(state)
         self._log_move(s, seat, move, now_ms)
         events: list[Event] = []
-        counted = self._own_or_auto(s, seat, auto, events)
+        counted = self._own_or_auto(s, state, seat, auto, events)
         events.append({"type": "keep", "seat": seat})
         self._set_turn(s, self._next(s, seat), now_ms, events)
         if counted:
-            self._maybe_remove_after_timeout(s, seat, now_ms, events)
+            self._maybe_remove_after_timeout(s, state, seat, now_ms, events)
         return s, events
 
     # --- "Lembar!" and catching
@@ -532,14 +575,15 @@ class LembarEngine(Engine):
             raise IllegalMove("call_not_needed", "Lembar! is called only with one card left and not yet called.")
         s = self._begin(state)
         self._log_move(s, seat, move, now_ms)
-        s["timeouts"][seat] = 0
-        s["calls"][seat] = "called"
-        s["windows"] = [w for w in s["windows"] if w["seat"] != seat]
+        if state["timeouts"][seat]:
+            _w(s, state, "timeouts")[seat] = 0
+        _w(s, state, "calls")[seat] = "called"
+        s["windows"] = [w for w in state["windows"] if w["seat"] != seat]
         return s, [{"type": "call", "seat": seat}]
 
     def _catch(self, state: State, seat: int, move: Move, now_ms: int) -> tuple[State, list[Event]]:
         target = move.get("target")
-        if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target < state["seats"]:
+        if type(target) is not int or not 0 <= target < state["seats"]:
             raise IllegalMove("bad_target", "The target must be a seat number.")
         if target == seat:
             raise IllegalMove("bad_target", "You cannot catch yourself.")
@@ -552,11 +596,13 @@ class LembarEngine(Engine):
             raise IllegalMove("catch_window_closed", "Too late: a catch must come within 3 seconds of the play.")
         s = self._begin(state)
         seq = self._log_move(s, seat, move, now_ms)
-        s["timeouts"][seat] = 0
+        if state["timeouts"][seat]:
+            _w(s, state, "timeouts")[seat] = 0
         events: list[Event] = [{"type": "catch", "seat": seat, "target": target}]
-        got = self._draw_into(s, target, CATCH_PENALTY, seq, events)
+        got = self._draw_into(s, state, target, CATCH_PENALTY, seq, events)
         # Caught: no call is possible any more for this one-card spell.
-        s["calls"][target] = None
+        if s["calls"][target] is not None:
+            _w(s, state, "calls")[target] = None
         s["windows"] = [w for w in s["windows"] if w["seat"] != target]
         events.append({"type": "penalty", "seat": target, "count": got, "reason": "caught"})
         return s, events
@@ -567,8 +613,7 @@ class LembarEngine(Engine):
         self._check_keys(move, _AUTO_ONLY_KEYS)
         if not state["windows"]:
             raise IllegalMove("nothing_due", "No catch window is open.")
-        s = dict(state)
-        s["moves"] = list(state["moves"])
+        s = self._begin(state)
         self._log_move(s, None, move, now_ms)
         keep = [w for w in state["windows"] if w["since"] + CATCH_MS > now_ms]
         if len(keep) == len(state["windows"]):
@@ -577,7 +622,7 @@ class LembarEngine(Engine):
         s["windows"] = keep
         return s, [{"type": "window_closed", "seat": t} for t in closed]
 
-    # ----- helpers (mutate the new state ``s`` only) ---------------------------------
+    # ----- helpers (write only to the new state ``s``; ``old`` is the argument state) ------
     @staticmethod
     def _next(s: State, frm: int) -> int:
         n, d, active = s["seats"], s["direction"], s["active"]
@@ -598,25 +643,28 @@ class LembarEngine(Engine):
         events.append({"type": "turn", "seat": turn})
 
     @staticmethod
-    def _own_or_auto(s: State, seat: int, auto: bool, events: list[Event]) -> bool:
+    def _own_or_auto(s: State, old: State, seat: int, auto: bool, events: list[Event]) -> bool:
         """Count a timeout (once per automatic turn) or reset the count; True if counted."""
         if not auto:
-            s["timeouts"][seat] = 0
+            if old["timeouts"][seat]:
+                _w(s, old, "timeouts")[seat] = 0
             return False
         if s["auto_pending"]:
             return True  # the second step of an automatic turn already counted
-        s["timeouts"][seat] += 1
-        events.append({"type": "timeout", "seat": seat, "count": s["timeouts"][seat]})
+        timeouts = _w(s, old, "timeouts")
+        timeouts[seat] += 1
+        events.append({"type": "timeout", "seat": seat, "count": timeouts[seat]})
         return True
 
-    def _maybe_remove_after_timeout(self, s: State, seat: int, now_ms: int, events: list[Event]) -> None:
+    def _maybe_remove_after_timeout(self, s: State, old: State, seat: int, now_ms: int,
+                                    events: list[Event]) -> None:
         if s["phase"] != "over" and s["timeouts"][seat] >= TIMEOUTS_TO_REMOVE and s["active"][seat]:
-            self._remove(s, seat, "timeouts", now_ms, events)
+            self._remove(s, old, seat, "timeouts", now_ms, events)
 
-    def _draw_into(self, s: State, seat: int, count: int, seq: int, events: list[Event]) -> int:
+    def _draw_into(self, s: State, old: State, seat: int, count: int, seq: int, events: list[Event]) -> int:
         """Move up to ``count`` stock cards to ``seat``'s hand, reshuffling the pile when empty."""
-        stock = s["stock"]
-        hand = s["hands"][seat]
+        stock = _w(s, old, "stock")
+        hand = _whand(s, old, seat)
         got = 0
         while got < count:
             if not stock:
@@ -625,7 +673,7 @@ class LembarEngine(Engine):
                     break  # everything is in hands: take what there is
                 initial = pile[:-1]
                 s["pile"] = [pile[-1]]
-                s["shuffles"] = list(s["shuffles"])  # copy on write: shared with the old state
+                _w(s, old, "shuffles")
                 stock.extend(self._shuffle(s, seq, "kocok-ulang", initial))
                 events.append({"type": "reshuffle", "round": seq, "cards": len(initial)})
             take = min(count - got, len(stock))
@@ -636,20 +684,22 @@ class LembarEngine(Engine):
             s["passes"] = 0
             if s["calls"][seat] is not None:
                 # The hand grew: a new one-card spell will need its own call; the window closes.
-                s["calls"][seat] = None
+                _w(s, old, "calls")[seat] = None
                 s["windows"] = [w for w in s["windows"] if w["seat"] != seat]
         return got
 
-    def _remove(self, s: State, seat: int, reason: str, now_ms: int, events: list[Event]) -> None:
+    def _remove(self, s: State, old: State, seat: int, reason: str, now_ms: int, events: list[Event]) -> None:
         """Take ``seat`` out: cards to the stock bottom (canonical order), play passes on."""
         hand = s["hands"][seat]
-        s["stock"].extend(canonical_sorted(hand))
-        s["hands"][seat] = []
-        s["active"][seat] = False
-        s["removed"].append(seat)
-        s["calls"][seat] = None
+        _w(s, old, "stock").extend(canonical_sorted(hand))
+        _w(s, old, "hands")[seat] = []
+        _w(s, old, "active")[seat] = False
+        s["removed"] = s["removed"] + [seat]
+        if s["calls"][seat] is not None:
+            _w(s, old, "calls")[seat] = None
         s["windows"] = [w for w in s["windows"] if w["seat"] != seat]
-        s["timeouts"][seat] = 0
+        if s["timeouts"][seat]:
+            _w(s, old, "timeouts")[seat] = 0
         s["passes"] = 0
         events.append({"type": "removed", "seat": seat, "reason": reason, "returned": len(hand)})
         still = [i for i in range(s["seats"]) if s["active"][i]]
@@ -667,6 +717,25 @@ class LembarEngine(Engine):
         s["auto_pending"] = False
         s["windows"] = []
         events.append({"type": "game_over", "end": end, "result": self.result(s)})
+
+
+def _w(s: State, old: State, key: str) -> list:
+    """``s[key]`` made safe to mutate: copied once if still shared with the old state."""
+    v = s[key]
+    if v is old[key]:
+        v = s[key] = list(v)
+    return v
+
+
+def _whand(s: State, old: State, seat: int) -> list[str]:
+    """``seat``'s hand in ``s`` made safe to mutate (outer list and that hand copied once)."""
+    hands = s["hands"]
+    if hands is old["hands"]:
+        hands = s["hands"] = list(hands)
+    h = hands[seat]
+    if h is old["hands"][seat]:
+        h = hands[seat] = list(h)
+    return h
 
 
 ENGINE = LembarEngine()
