@@ -401,7 +401,8 @@ class OtuzbirEngine(Engine):
             self._answer(st, seat, kind, events)
         else:
             self._turn(st, seat, kind, amount, events)
-        st["auto"] = seat if auto and st["phase"] == "turn" and st["turn"] == seat else None
+        # only an automatic open card continues an automatic turn (a new decision gets the full timer)
+        st["auto"] = seat if auto and kind == "open" and st["phase"] == "turn" and st["turn"] == seat else None
         return st, events
 
     @staticmethod
