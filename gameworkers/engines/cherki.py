@@ -88,12 +88,11 @@ class CherkiEngine(Engine):
             "win": None,
             "over": False,
         })
-        self._start_deal(state, 0, None)
+        self._start_deal(state, 0, state["first"], None)
         return state
 
-    def _start_deal(self, state: State, d: int, now_ms: int | None) -> None:
+    def _start_deal(self, state: State, d: int, dealer: int, now_ms: int | None) -> None:
         """Shuffle ``d:kocok`` and deal (mutates ``state``, which must be a fresh copy)."""
-        dealer = (state["first"] + d) % SEATS
         order = self._shuffle(state, d, "kocok", list(fairness.CHERKI_DECK))
         hands: list[list[str]] = [[] for _ in range(SEATS)]
         pos = 0
@@ -248,7 +247,7 @@ class CherkiEngine(Engine):
                                   "After calling you may take the top discard only if it completes your hand.")
             new = self._fork(state, seat, move, now_ms)
             new["pile"] = pile[:-1]
-            return self._win(new, seat, card, "discard", now_ms)
+            return self._win(new, seat, card, "discard", now_ms, [])
         new = self._fork(state, seat, move, now_ms)
         new["pile"] = pile[:-1]
         new["hands"] = list(state["hands"])
@@ -268,7 +267,7 @@ class CherkiEngine(Engine):
         events: list[Event] = [{"type": "draw", "seat": seat, "auto": auto}]
         if state["called"][seat]:
             if key_of(card) == wait_key(hand):
-                return self._win(new, seat, card, "stock", now_ms)
+                return self._win(new, seat, card, "stock", now_ms, events)
             # The locked hand: a non-completing card is discarded straight away (same move).
             new["pile"] = [*state["pile"], card]
             events.append({"type": "discard", "seat": seat, "card": card, "forced": True})
@@ -349,11 +348,12 @@ class CherkiEngine(Engine):
             events.append({"type": "game_over", "result": self.result(new)})
             return new, events
         new["shuffles"] = list(new["shuffles"])
-        self._start_deal(new, d + 1, now_ms)
+        self._start_deal(new, d + 1, (new["dealer"] + 1) % SEATS, now_ms)  # the next dealer: on the left
         events.append({"type": "deal", "deal": d + 1, "dealer": new["dealer"], "turn": new["turn"]})
         return new, events
 
-    def _win(self, new: State, seat: int, card: str, source: str, now_ms: int) -> tuple[State, list[Event]]:
+    def _win(self, new: State, seat: int, card: str, source: str, now_ms: int,
+             events: list[Event]) -> tuple[State, list[Event]]:
         cards = sort_cards([*new["hands"][seat], card])
         total = sum(points_of(c) for c in cards)
         deltas = [2 * total if s == seat else -total for s in range(SEATS)]
@@ -370,7 +370,8 @@ class CherkiEngine(Engine):
         new["drawn"] = None
         new["took"] = None
         new["auto_turn"] = False
-        events: list[Event] = [
+        events = [
+            *events,
             {"type": "win", "seat": seat, "card": card, "source": source, "cards": cards,
              "points": total, "deltas": deltas},
             {"type": "game_over", "result": self.result(new)},
