@@ -1,8 +1,19 @@
-"""Deadline sweeps (filled in by the live-tables work)."""
+"""The deadline sweep: the database is the source of truth, not countdown tasks.
+
+``runtimers`` calls ``sweep`` a few times a second. Each due deadline is claimed with a
+conditional update and handed to a worker; the firing task does nothing if the table's
+version moved on, so two timer processes (or a re-claim after a lost task) are harmless.
+"""
 
 from __future__ import annotations
 
+from rooms import services
+
 
 def sweep() -> int:
-    """Enqueue automatic moves for every due deadline; returns how many fired."""
-    return 0
+    from gameworkers import tasks
+
+    claimed = services.due_tables()
+    for table_id, version in claimed:
+        tasks.fire_deadline.delay(table_id, version)
+    return len(claimed)

@@ -6,14 +6,9 @@ from channels.auth import AuthMiddlewareStack
 from channels.routing import URLRouter
 from channels.security.websocket import OriginValidator
 from django.conf import settings
+from rooms.routing import websocket_urlpatterns as rooms_ws
 
-websocket_urlpatterns: list = []
-
-try:  # the live-play consumers arrive with the live-tables work
-    from rooms.routing import websocket_urlpatterns as rooms_ws
-    websocket_urlpatterns += rooms_ws
-except ImportError:  # pragma: no cover
-    pass
+websocket_urlpatterns: list = [*rooms_ws]
 
 websocket_application = OriginValidator(
     AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),

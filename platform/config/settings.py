@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "accounts",
     "rooms",
+    "wallets",
     "core",
     "gameworkers",
     "frontend",
@@ -208,3 +209,6 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# Bots wait a short, human-like moment before acting (milliseconds, low and high).
+BOT_DELAY_MS = tuple(env.list("BOT_DELAY_MS", cast=int, default=[600, 1500]))

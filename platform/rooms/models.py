@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -110,3 +111,131 @@ class Room(models.Model):
         if self.stake_kind == StakeKind.PER_POINT:
             return str(_("%(amount)s %(currency)s per point")) % {"amount": self.stake, "currency": currency}
         return str(_("Ante %(amount)s %(currency)s")) % {"amount": self.stake, "currency": currency}
+
+
+class TableStatus(models.TextChoices):
+    OPEN = "open", _("Open")
+    RUNNING = "running", _("Running")
+    FINISHED = "finished", _("Finished")
+    STOPPED = "stopped", _("Stopped")
+
+
+ENDED_STATUSES = (TableStatus.FINISHED, TableStatus.STOPPED)
+
+
+class StopReason(models.TextChoices):
+    HOST = "host", _("Stopped by the host")
+    STAFF = "staff", _("Stopped by staff")
+    ROOM_CLOSED = "room_closed", _("The room closed")
+    DESERTED = "deserted", _("No human player left")
+    NEVER_STARTED = "never_started", _("Never started")
+
+
+class Table(models.Model):
+    """One game at a room: secret seed, public commitment, engine state, version and deadline.
+
+    ``version`` counts applied moves (it equals the engine's move-log length) and is the
+    optimistic-concurrency token every move must carry. ``seed_hex`` never leaves the
+    server before the table has ended.
+    """
+
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="tables")
+    status = models.CharField(max_length=10, choices=TableStatus.choices, default=TableStatus.OPEN, db_index=True)
+    seed_hex = models.CharField(max_length=64)
+    commitment = models.CharField(max_length=64)
+    committed_at = models.DateTimeField()
+    options = models.JSONField(default=dict, blank=True)  # the engine options this table runs with
+    state = models.JSONField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=0)
+    deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    deadline_seat = models.SmallIntegerField(null=True, blank=True)
+    deadline_enqueued_at = models.DateTimeField(null=True, blank=True)
+    host = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="hosted_tables")
+    is_private = models.BooleanField(default=False)
+    invite_code = models.CharField(max_length=16, blank=True, db_index=True)
+    seat_count = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    stop_reason = models.CharField(max_length=16, choices=StopReason.choices, blank=True)
+    result = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "deadline_at"], name="table_due_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(status="running") | models.Q(state__isnull=False),
+                name="table_running_has_state",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Table {self.pk} ({self.room.name}, {self.status})"
+
+    @property
+    def game(self) -> str:
+        return self.room.game
+
+    @property
+    def ended(self) -> bool:
+        return self.status in ENDED_STATUSES
+
+
+class SeatStatus(models.TextChoices):
+    SEATED = "seated", _("Seated")
+    STOOD = "stood", _("Stood up before the start")
+    LEFT = "left", _("Left the game")
+    REMOVED = "removed", _("Removed after timeouts")
+
+
+class Seat(models.Model):
+    """A player (or bot) in one seat of a table. A row is never deleted: standing up closes it."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
+    status = models.CharField(max_length=8, choices=SeatStatus.choices, default=SeatStatus.SEATED)
+    joined_at = models.DateTimeField(auto_now_add=True)
+    left_at = models.DateTimeField(null=True, blank=True)
+    consecutive_timeouts = models.PositiveSmallIntegerField(default=0)
+    bot_style = models.CharField(max_length=40, blank=True)
+
+    class Meta:
+        ordering = ["table", "number"]
+        constraints = [
+            # At most one occupant per seat and one seat per user among seats not stood up.
+            models.UniqueConstraint(fields=["table", "number"], condition=~models.Q(status="stood"),
+                                    name="seat_one_occupant"),
+            models.UniqueConstraint(fields=["table", "user"], condition=~models.Q(status="stood"),
+                                    name="seat_one_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}#{self.number} {self.user}"
+
+    @property
+    def is_bot(self) -> bool:
+        return self.user.is_bot
+
+    @property
+    def in_game(self) -> bool:
+        return self.status == SeatStatus.SEATED
+
+
+class TableEvent(models.Model):
+    """Append-only, numbered per table. ``payload`` is public (safe for every viewer)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=32)
+    payload = models.JSONField(default=dict)
+    version = models.PositiveIntegerField(help_text="the table version after this event")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["table", "seq"]
+        constraints = [models.UniqueConstraint(fields=["table", "seq"], name="table_event_seq_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}/{self.seq} {self.kind}"

@@ -1,13 +1,135 @@
-"""Reads about rooms for the lobby, the API and the admin."""
+"""Reads about rooms and tables: the lobby, a viewer's frame, public events, the proof document."""
 
 from __future__ import annotations
 
-from rooms.models import Game, Room
+from django.utils import timezone
+
+from gameworkers.engines import get_engine
+from rooms.models import ENDED_STATUSES, Game, Room, Seat, SeatStatus, Table, TableEvent, TableStatus
 
 
 def lobby_games() -> list[dict]:
     rooms = list(Room.objects.filter(is_open=True))
+    waiting: dict[int, int] = {}
+    playing: dict[int, int] = {}
+    for room_id, status in Seat.objects.filter(
+            status=SeatStatus.SEATED, table__status__in=[TableStatus.OPEN, TableStatus.RUNNING],
+            user__is_bot=False).values_list("table__room_id", "table__status"):
+        bucket = waiting if status == TableStatus.OPEN else playing
+        bucket[room_id] = bucket.get(room_id, 0) + 1
+    for room in rooms:
+        room.players_waiting = waiting.get(room.pk, 0)
+        room.players_playing = playing.get(room.pk, 0)
     return [
         {"name": value, "title": label, "rooms": [r for r in rooms if r.game == value]}
         for value, label in Game.choices
     ]
+
+
+def seat_of(*, table: Table, user) -> Seat | None:
+    """The user's seat still in the game at this table, if any."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return table.seats.filter(user=user, status=SeatStatus.SEATED).first()
+
+
+def seats_public(table: Table) -> list[dict]:
+    return [
+        {"seat": s.number, "player": s.user.public_name, "username": s.user.username,
+         "bot": s.user.is_bot, "style": s.user.bot_style if s.user.is_bot else "",
+         "status": s.status, "timeouts": s.consecutive_timeouts}
+        for s in table.seats.exclude(status=SeatStatus.STOOD).select_related("user").order_by("number")
+    ]
+
+
+def table_frame(*, table: Table, seat_number: int | None) -> dict:
+    """The `state` frame for one viewer: their own view, legal moves, version and deadline."""
+    frame: dict = {
+        "type": "state",
+        "table": table.pk,
+        "game": table.game,
+        "status": table.status,
+        "version": table.version,
+        "seat": seat_number,
+        "seats": seats_public(table),
+        "seat_count": table.seat_count,
+        "commitment": table.commitment,
+        "deadline": table.deadline_at.isoformat() if table.deadline_at else None,
+        "deadline_seat": table.deadline_seat,
+        "server_time": timezone.now().isoformat(),
+        "host": table.host.username if table.host_id else None,
+    }
+    if table.state is not None:
+        engine = get_engine(table.game)
+        frame["view"] = engine.view(table.state, seat_number)
+        frame["legal"] = (engine.legal_moves(table.state, seat_number)
+                          if seat_number is not None and table.status == TableStatus.RUNNING
+                          and seat_number in engine.to_act(table.state) else [])
+    else:
+        frame["view"] = None
+        frame["legal"] = []
+    if table.status in ENDED_STATUSES:
+        frame["result"] = table.result
+        frame["stop_reason"] = table.stop_reason or None
+    return frame
+
+
+def public_events(*, table: Table, after: int = 0, limit: int = 500) -> list[dict]:
+    return [
+        {"seq": e.seq, "kind": e.kind, "version": e.version, "at": e.created_at.isoformat(),
+         "payload": _public_payload(table, e)}
+        for e in TableEvent.objects.filter(table=table, seq__gt=after).order_by("seq")[:limit]
+    ]
+
+
+def _public_payload(table: Table, event: TableEvent) -> dict:
+    # The seed rides on the finishing event; before the end nothing here may carry it.
+    if "seed" in event.payload and table.status not in ENDED_STATUSES:
+        return {k: v for k, v in event.payload.items() if k != "seed"}
+    return event.payload
+
+
+def proof_document(*, table: Table) -> dict:
+    """The engine's proof document plus the seated players; before the end only the commitment."""
+    doc: dict = {
+        "game": table.game,
+        "version": 1,
+        "table": table.pk,
+        "status": table.status,
+        "commitment": table.commitment,
+        "committed_at": table.committed_at.isoformat(),
+        "seats": [{"seat": s["seat"], "player": s["player"], "bot": s["bot"]} for s in seats_public(table)],
+    }
+    if table.status not in ENDED_STATUSES:
+        return doc
+    doc["seed"] = table.seed_hex
+    if table.state is None:  # never started: nothing was dealt
+        doc.update({"options": table.options, "shuffles": [], "first": None, "moves": [], "result": None})
+        return doc
+    engine = get_engine(table.game)
+    state = table.state
+    engine_doc = engine.proof(state)
+    doc.update({
+        "options": engine_doc.get("options", state.get("options", {})),
+        "shuffles": state["shuffles"],
+        "first": state["first"],
+        "moves": state["moves"],
+        "result": engine_doc.get("result") if engine.is_over(state) else None,
+    })
+    for key, value in engine_doc.items():  # engine-specific extras (e.g. 31's starting ebe)
+        doc.setdefault(key, value)
+    return doc
+
+
+def replay_frames(*, table: Table) -> list[dict]:
+    """Every step of an ended table with every card shown (replays)."""
+    if table.status not in ENDED_STATUSES or table.state is None:
+        return []
+    engine = get_engine(table.game)
+    state = engine.new(bytes.fromhex(table.seed_hex), table.state["seats"], table.state.get("options"))
+    frames = [{"seq": 0, "seat": None, "move": None, "view": engine.replay_view(state)}]
+    for entry in table.state["moves"]:
+        state, _ = engine.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
+        frames.append({"seq": entry["seq"], "seat": entry["seat"], "move": entry["move"],
+                       "view": engine.replay_view(state)})
+    return frames

@@ -1,0 +1,175 @@
+"""REST API for rooms and tables. Thin: parse, call a service or selector, shape the answer."""
+
+from __future__ import annotations
+
+from core.api import ApiError
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from rooms import selectors, services
+from rooms.errors import TableError
+from rooms.models import Room, StopReason, Table, TableStatus
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class RoomSerializer(serializers.ModelSerializer):
+    stake_label = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Room
+        fields = ["id", "slug", "name", "game", "seats", "min_seats", "options", "turn_seconds", "stake_kind",
+                  "currency", "stake", "stake_label", "rake_bps", "bots_only", "fill_delay_seconds"]
+
+
+class TableSummarySerializer(serializers.ModelSerializer):
+    room = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    game = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Table
+        fields = ["id", "room", "game", "status", "seat_count", "commitment", "committed_at", "version",
+                  "is_private", "created_at", "started_at", "ended_at", "stop_reason"]
+
+
+def _raise(exc: TableError):
+    raise ApiError(exc.code, exc.message, status=exc.status)
+
+
+def _table(pk: int) -> Table:
+    return get_object_or_404(Table.objects.select_related("room", "host"), pk=pk)
+
+
+class RoomListView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=RoomSerializer(many=True))
+    def get(self, request):
+        return Response(RoomSerializer(Room.objects.filter(is_open=True), many=True).data)
+
+
+class OpenTableSerializer(serializers.Serializer):
+    private = serializers.BooleanField(default=False)
+    seats = serializers.IntegerField(required=False, min_value=2, max_value=7)
+
+
+class RoomTablesView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=TableSummarySerializer(many=True))
+    def get(self, request, slug: str):
+        room = get_object_or_404(Room, slug=slug)
+        tables = room.tables.filter(status__in=[TableStatus.OPEN, TableStatus.RUNNING], is_private=False)
+        return Response(TableSummarySerializer(tables.order_by("-pk")[:50], many=True).data)
+
+    @extend_schema(request=OpenTableSerializer, responses={201: TableSummarySerializer, 400: ErrorSerializer})
+    def post(self, request, slug: str):
+        room = get_object_or_404(Room, slug=slug)
+        body = OpenTableSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            table = services.table_open(room=room, host=request.user, private=body.validated_data["private"],
+                                        seat_count=body.validated_data.get("seats"))
+        except TableError as exc:
+            _raise(exc)
+        return Response(TableSummarySerializer(table).data, status=status.HTTP_201_CREATED)
+
+
+class SitSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(required=False, min_value=0, max_value=6)
+
+
+class TableSitView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=SitSerializer, responses={200: inline_serializer("Sat", {"seat": serializers.IntegerField()}),
+                                                     409: ErrorSerializer})
+    def post(self, request, pk: int):
+        body = SitSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            seat = services.table_sit(table_id=pk, user=request.user, seat_number=body.validated_data.get("seat"))
+        except TableError as exc:
+            _raise(exc)
+        return Response({"seat": seat.number})
+
+
+class TableLeaveView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={204: None, 409: ErrorSerializer})
+    def post(self, request, pk: int):
+        try:
+            services.table_stand(table_id=pk, user=request.user)
+        except TableError as exc:
+            _raise(exc)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TableStartView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: TableSummarySerializer, 409: ErrorSerializer})
+    def post(self, request, pk: int):
+        try:
+            table = services.table_start(table_id=pk, by=request.user)
+        except TableError as exc:
+            _raise(exc)
+        return Response(TableSummarySerializer(table).data)
+
+
+class TableStopView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: TableSummarySerializer, 403: ErrorSerializer})
+    def post(self, request, pk: int):
+        reason = StopReason.STAFF if request.user.is_staff and _table(pk).host_id != request.user.pk else StopReason.HOST
+        try:
+            table = services.table_stop(table_id=pk, reason=reason, by=request.user)
+        except TableError as exc:
+            _raise(exc)
+        return Response(TableSummarySerializer(table).data)
+
+
+class TableView(APIView):
+    """The caller's own frame (their seat's view, or the spectator view)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=inline_serializer("Frame", {"type": serializers.CharField(),
+                                                         "version": serializers.IntegerField(),
+                                                         "view": serializers.JSONField()}))
+    def get(self, request, pk: int):
+        table = _table(pk)
+        seat = selectors.seat_of(table=table, user=request.user)
+        return Response(selectors.table_frame(table=table, seat_number=seat.number if seat else None))
+
+
+class TableEventsView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(parameters=[OpenApiParameter("after", int, description="events after this seq")],
+                   responses=inline_serializer("Event", {"seq": serializers.IntegerField(),
+                                                         "kind": serializers.CharField(),
+                                                         "payload": serializers.JSONField()}, many=True))
+    def get(self, request, pk: int):
+        try:
+            after = max(0, int(request.query_params.get("after", 0)))
+        except ValueError:
+            raise ApiError("bad_parameter", "'after' must be a whole number.") from None
+        return Response(selectors.public_events(table=_table(pk), after=after))
+
+
+class TableProofView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=serializers.JSONField())
+    def get(self, request, pk: int):
+        return Response(selectors.proof_document(table=_table(pk)))

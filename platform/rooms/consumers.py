@@ -1,0 +1,177 @@
+"""The table websocket: authenticate, check the envelope, rate-limit, hand moves to Celery.
+
+Protocol: docs/protocol.md. The consumer never applies a move itself and never reads
+another seat's view; it only forwards frames built for its own seat (or for spectators).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from rooms import broadcast, selectors
+from rooms.models import Table
+
+MAX_MESSAGE_BYTES = 4096
+RATE_CAPACITY = 8  # burst
+RATE_PER_SECOND = 4.0  # sustained messages per second per connection
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NO_TABLE = 4404
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        try:
+            self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        except (KeyError, ValueError):
+            await self.close(code=CLOSE_NO_TABLE)
+            return
+        seat = await self._seat()
+        if seat is False:
+            await self.close(code=CLOSE_NO_TABLE)
+            return
+        self.user = user
+        self.seat: int | None = seat
+        self.groups_joined: list[str] = []
+        self.tokens = float(RATE_CAPACITY)
+        self.last_refill = time.monotonic()
+        await self.accept()
+        await self._join_groups()
+        await self.channel_layer.group_add(f"user.{user.pk}", self.channel_name)
+        await self._send_snapshot()
+
+    async def disconnect(self, code: int) -> None:
+        for group in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if hasattr(self, "user"):
+            await self.channel_layer.group_discard(f"user.{self.user.pk}", self.channel_name)
+
+    # ----- incoming ---------------------------------------------------------------
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
+        if len(raw.encode("utf-8")) > MAX_MESSAGE_BYTES:
+            await self._error("too_large", f"Messages are limited to {MAX_MESSAGE_BYTES} bytes.")
+            return
+        if not self._take_token():
+            await self._error("rate_limited", "Too many messages; slow down.")
+            return
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            await self._error("malformed", "Messages must be JSON objects.")
+            return
+        if not isinstance(message, dict):
+            await self._error("malformed", "Messages must be JSON objects.")
+            return
+        client_id = message.get("id")
+        if client_id is not None and (not isinstance(client_id, (str, int)) or isinstance(client_id, bool)
+                                      or len(str(client_id)) > 64):
+            await self._error("malformed", "'id' must be a short string or number.")
+            return
+        kind = message.get("type")
+        if kind == "resync":
+            await self._send_snapshot(client_id=client_id)
+        elif kind == "move":
+            await self._move(message, client_id)
+        elif kind == "ping":
+            await self._send({"type": "pong", "id": client_id})
+        else:
+            await self._error("unknown_type", "Unknown message type.", client_id)
+
+    async def _move(self, message: dict, client_id) -> None:
+        move = message.get("move")
+        version = message.get("version")
+        if not isinstance(move, dict) or isinstance(version, bool) or not isinstance(version, int):
+            await self._error("malformed", "A move needs 'move' (an object) and 'version' (a whole number).", client_id)
+            return
+        if "auto" in move:
+            await self._error("malformed", "Automatic moves are the server's to make.", client_id)
+            return
+        seat = await self._seat()
+        if seat is None or seat is False:
+            await self._error("not_seated", "Spectators cannot make moves.", client_id)
+            return
+        from gameworkers import tasks
+
+        await database_sync_to_async(tasks.enqueue_move)(
+            self.table_id, seat, version, move, client_id, self.channel_name)
+
+    # ----- outgoing (group handlers) -------------------------------------------------
+    async def table_state(self, event: dict) -> None:
+        frame = event["frame"]
+        if frame.get("seat") != self.seat:
+            return  # a stale group membership; never forward another seat's frame
+        await self._send(frame)
+
+    async def table_events(self, event: dict) -> None:
+        await self._send({"type": "event", "version": event["version"], "events": event["events"]})
+
+    async def table_seats(self, event: dict) -> None:
+        seat = await self._seat()
+        if seat is not False and seat != self.seat:
+            self.seat = seat
+            await self._join_groups()
+            await self._send_snapshot()
+
+    async def table_error(self, event: dict) -> None:
+        await self._send({"type": "error", "code": event["code"], "message": event["message"],
+                          "id": event.get("id"), "version": event.get("version")})
+        if event.get("code") == "stale_version":
+            await self._send_snapshot()
+
+    async def user_logout(self, event: dict) -> None:
+        await self.close(code=CLOSE_UNAUTHENTICATED)
+
+    # ----- helpers --------------------------------------------------------------------
+    def _take_token(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(RATE_CAPACITY, self.tokens + (now - self.last_refill) * RATE_PER_SECOND)
+        self.last_refill = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def _join_groups(self) -> None:
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        wanted = [broadcast.all_group(self.table_id),
+                  broadcast.seat_group(self.table_id, self.seat) if self.seat is not None
+                  else broadcast.watch_group(self.table_id)]
+        for group in wanted:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.groups_joined = wanted
+
+    @database_sync_to_async
+    def _seat(self):
+        """This user's seat number, None for a spectator, False when the table does not exist."""
+        try:
+            table = Table.objects.get(pk=self.table_id)
+        except Table.DoesNotExist:
+            return False
+        seat = selectors.seat_of(table=table, user=self.scope["user"])
+        return seat.number if seat else None
+
+    @database_sync_to_async
+    def _snapshot(self) -> dict:
+        table = Table.objects.select_related("room", "host").get(pk=self.table_id)
+        return selectors.table_frame(table=table, seat_number=self.seat)
+
+    async def _send_snapshot(self, client_id=None) -> None:
+        frame = await self._snapshot()
+        if client_id is not None:
+            frame = {**frame, "id": client_id}
+        await self._send(frame)
+
+    async def _error(self, code: str, message: str, client_id=None) -> None:
+        await self._send({"type": "error", "code": code, "message": message, "id": client_id})
+
+    async def _send(self, payload: dict) -> None:
+        await self.send(text_data=json.dumps(payload, separators=(",", ":")))

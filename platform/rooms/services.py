@@ -1,0 +1,433 @@
+"""Table lifecycle and the move pipeline: validate and lock, then mutate, events on commit.
+
+Every function that changes a table takes its row lock (``select_for_update``) first, so
+there is exactly one writer per table; money hooks (``wallets.table_money``) run inside the
+same transaction; broadcasts and task enqueues are registered with ``transaction.on_commit``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from datetime import UTC, datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from wallets import table_money
+from wallets.errors import WalletError
+
+from gameworkers.engines import IllegalMove, fairness, get_engine
+from rooms.errors import TableError
+from rooms.models import (
+    ENDED_STATUSES,
+    Room,
+    Seat,
+    SeatStatus,
+    StakeKind,
+    StopReason,
+    Table,
+    TableEvent,
+    TableStatus,
+)
+
+MAX_AUTO_STEPS = 50  # bound on automatic moves applied in one deadline firing
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _ms_to_datetime(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def _lock(table_id: int) -> Table:
+    try:
+        return Table.objects.select_for_update().select_related("room").get(pk=table_id)
+    except (Table.DoesNotExist, ValueError, TypeError):
+        raise TableError("no_such_table", "There is no such table.", status=404) from None
+
+
+def engine_options(room: Room) -> dict:
+    """The engine options a table of this room runs with (variants plus stake where the engine needs it)."""
+    options = dict(room.options or {})
+    if room.game == "otuzbir":
+        options.setdefault("ante", room.stake if room.stake_kind == StakeKind.ANTE else 1)
+        options.setdefault("rake_bps", room.rake_bps if room.stake_kind == StakeKind.ANTE else 0)
+    return options
+
+
+def _record(table: Table, kind: str, payload: dict) -> TableEvent:
+    last = table.events.order_by("-seq").values_list("seq", flat=True).first() or 0
+    return TableEvent.objects.create(table=table, seq=last + 1, kind=kind, payload=payload, version=table.version)
+
+
+def _after_commit_broadcast(table: Table, events: list[dict], *, seats_changed: bool = False) -> None:
+    table_id, version = table.pk, table.version
+
+    def send() -> None:
+        from rooms import broadcast
+
+        broadcast.table_changed(table_id, version=version, events=events, seats_changed=seats_changed)
+
+    transaction.on_commit(send)
+
+
+# ----- open, sit, stand ----------------------------------------------------------------
+
+def table_open(*, room: Room, host=None, private: bool = False, seat_count: int | None = None) -> Table:
+    """A new table: a fresh secret seed and its public commitment, before anyone sits."""
+    if not room.is_open:
+        raise TableError("room_closed", "This room is closed.")
+    count = seat_count or room.seats
+    if not room.min_seats <= count <= room.seats:
+        raise TableError("bad_seat_count", "That many seats is not allowed in this room.")
+    seed = fairness.new_seed()
+    with transaction.atomic():
+        table = Table.objects.create(
+            room=room, seed_hex=seed.hex(), commitment=fairness.commitment(seed),
+            committed_at=timezone.now(), options=engine_options(room), host=host,
+            is_private=private, invite_code=secrets.token_urlsafe(6) if private else "",
+            seat_count=count,
+        )
+        _record(table, "opened", {"commitment": table.commitment})
+    return table
+
+
+def table_sit(*, table_id: int, user, seat_number: int | None = None) -> Seat:
+    """Take a seat at an open table (the first free one when ``seat_number`` is None)."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        if table.status != TableStatus.OPEN:
+            raise TableError("table_not_open", "This table has already started or ended.", status=409)
+        if table.room.bots_only and not user.is_bot and table.seats.filter(
+                status=SeatStatus.SEATED, user__is_bot=False).exists():
+            raise TableError("bots_only", "This room seats one player against bots.", status=409)
+        taken = set(table.seats.exclude(status=SeatStatus.STOOD).values_list("number", flat=True))
+        if table.seats.filter(user=user).exclude(status=SeatStatus.STOOD).exists():
+            raise TableError("already_seated", "You are already seated at this table.", status=409)
+        if seat_number is None:
+            free = [n for n in range(table.seat_count) if n not in taken]
+            if not free:
+                raise TableError("table_full", "Every seat is taken.", status=409)
+            seat_number = free[0]
+        elif isinstance(seat_number, bool) or not isinstance(seat_number, int) or not 0 <= seat_number < table.seat_count:
+            raise TableError("bad_seat", "There is no such seat.")
+        elif seat_number in taken:
+            raise TableError("seat_taken", "That seat is taken.", status=409)
+        try:
+            with transaction.atomic():
+                seat = Seat.objects.create(table=table, number=seat_number, user=user,
+                                           bot_style=user.bot_style if user.is_bot else "")
+        except IntegrityError:
+            raise TableError("seat_taken", "That seat is taken.", status=409) from None
+        try:
+            table_money.on_sit(table=table, seat=seat)
+        except WalletError as exc:
+            raise TableError(exc.code, exc.message, status=402) from exc
+        _record(table, "sat", {"seat": seat_number, "player": user.public_name, "bot": user.is_bot})
+        _after_commit_broadcast(table, [{"type": "sat", "seat": seat_number}], seats_changed=True)
+        full = len(taken) + 1 == table.seat_count
+    if full:
+        table_start(table_id=table_id)
+    return seat
+
+
+def table_stand(*, table_id: int, user) -> None:
+    """Stand up: before the start the entry comes back; after the start this is leaving."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        seat = table.seats.filter(user=user, status=SeatStatus.SEATED).first()
+        if seat is None:
+            raise TableError("not_seated", "You are not seated at this table.", status=409)
+        if table.status == TableStatus.RUNNING:
+            _leave_running(table, seat)
+            return
+        if table.status != TableStatus.OPEN:
+            raise TableError("table_ended", "This table has ended.", status=409)
+        seat.status = SeatStatus.STOOD
+        seat.left_at = timezone.now()
+        seat.save(update_fields=["status", "left_at"])
+        table_money.on_stand(table=table, seat=seat)
+        _record(table, "stood", {"seat": seat.number})
+        _after_commit_broadcast(table, [{"type": "stood", "seat": seat.number}], seats_changed=True)
+        humans = table.seats.filter(status=SeatStatus.SEATED, user__is_bot=False).exists()
+        if not humans and table.seats.filter(status=SeatStatus.SEATED).exists():
+            # Only bots left at a table that never started: close it, everyone refunded.
+            _stop_locked(table, StopReason.NEVER_STARTED)
+
+
+# ----- start --------------------------------------------------------------------------
+
+def table_start(*, table_id: int, by=None) -> Table:
+    """Start when every seat is taken, or when the host starts once the minimum is seated."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        if table.status != TableStatus.OPEN:
+            raise TableError("table_not_open", "This table has already started or ended.", status=409)
+        seats = list(table.seats.filter(status=SeatStatus.SEATED).select_related("user").order_by("number"))
+        if len(seats) < table.seat_count:
+            if by is None or (by != table.host and not by.is_staff):
+                raise TableError("not_host", "Only the host can start before every seat is taken.", status=403)
+            if len(seats) < table.room.min_seats:
+                raise TableError("not_enough_players", "Not enough players are seated to start.", status=409)
+        engine = get_engine(table.game)
+        # Engine seats are the seated players in seat order (fairness.md): close the gaps.
+        for index, seat in enumerate(seats):
+            if seat.number != index:
+                seat.number = 100 + index  # two-step renumbering keeps the unique constraint happy
+                seat.save(update_fields=["number"])
+        for index, seat in enumerate(seats):
+            if seat.number != index:
+                seat.number = index
+                seat.save(update_fields=["number"])
+        try:
+            state = engine.new(bytes.fromhex(table.seed_hex), len(seats), table.options)
+        except ValueError as exc:
+            raise TableError("bad_options", str(exc)) from exc
+        table.state = state
+        table.status = TableStatus.RUNNING
+        table.started_at = timezone.now()
+        table.version = 0
+        _set_deadline(table, engine)
+        table.save()
+        table_money.on_start(table=table)
+        _record(table, "started", {"seats": len(seats)})
+        _after_commit_broadcast(table, [{"type": "started"}], seats_changed=True)
+        _after_commit_bots(table, engine)
+    return table
+
+
+# ----- moves ----------------------------------------------------------------------------
+
+def table_play(*, table_id: int, seat_number: int, move: dict, expected_version: int,
+               at_ms: int | None = None) -> int:
+    """Apply one move for a seat. Stale or duplicate versions are refused; returns the new version."""
+    if isinstance(move, dict) and "auto" in move:
+        raise TableError("malformed", "Automatic moves are the server's to make.")
+    with transaction.atomic():
+        table = _lock(table_id)
+        if table.status != TableStatus.RUNNING:
+            raise TableError("table_not_running", "This table is not running.", status=409)
+        if expected_version != table.version:
+            raise TableError("stale_version", "The table moved on; here is the current state.", status=409)
+        seat = table.seats.filter(number=seat_number, status=SeatStatus.SEATED).first()
+        if seat is None:
+            raise TableError("not_seated", "That seat is not in the game.", status=403)
+        engine = get_engine(table.game)
+        events = _apply(table, engine, seat_number, move, at_ms or now_ms())
+        if seat.consecutive_timeouts:
+            seat.consecutive_timeouts = 0
+            seat.save(update_fields=["consecutive_timeouts"])
+        _after_move(table, engine, events)
+        return table.version
+
+
+def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
+    """Apply the automatic move(s) whose deadline is due; a no-op when the version moved on."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        if table.status != TableStatus.RUNNING or table.version != expected_version:
+            return False
+        if table.deadline_at is None or table.deadline_at > timezone.now():
+            return False
+        engine = get_engine(table.game)
+        events: list[dict] = []
+        timed_out: set[int] = set()
+        for _ in range(MAX_AUTO_STEPS):
+            due = engine.deadline(table.state)
+            if due is None or engine.is_over(table.state):
+                break
+            due_at = _due_ms(table, due)
+            if due_at > now_ms() and events:
+                break
+            seat = due["seat"]
+            move = engine.timeout_move(table.state, seat)
+            events += _apply(table, engine, seat, move, now_ms())
+            if seat is not None:
+                timed_out.add(seat)
+            follow = engine.deadline(table.state)
+            if not follow or follow.get("limit_ms") != 0 or follow.get("seat") != seat:
+                break
+        for number in timed_out:
+            Seat.objects.filter(table=table, number=number, status=SeatStatus.SEATED).update(
+                consecutive_timeouts=F("consecutive_timeouts") + 1)
+        _after_move(table, engine, events)
+        return True
+
+
+def _apply(table: Table, engine, seat: int | None, move: dict, at: int) -> list[dict]:
+    try:
+        state, events = engine.apply(table.state, seat, move, now_ms=at)
+    except IllegalMove as exc:
+        raise TableError(exc.code, exc.message) from exc
+    table.state = state
+    table.version = len(state["moves"])
+    for event in events:
+        _record(table, event.get("type", "event"), event)
+        if event.get("type") == "removed" and isinstance(event.get("seat"), int):
+            _mark_out(table, event["seat"], SeatStatus.REMOVED if event.get("reason") != "left" else SeatStatus.LEFT)
+        elif event.get("type") == "hand_over":
+            table_money.on_hand_over(table=table, event=event)
+    return events
+
+
+def _mark_out(table: Table, number: int, status: str) -> None:
+    seat = table.seats.filter(number=number, status=SeatStatus.SEATED).first()
+    if seat is not None:
+        seat.status = status
+        seat.left_at = timezone.now()
+        seat.save(update_fields=["status", "left_at"])
+        table_money.on_forfeit(table=table, seat=seat)
+
+
+def _after_move(table: Table, engine, events: list[dict]) -> None:
+    if engine.is_over(table.state):
+        _finish_locked(table, engine)
+    else:
+        _set_deadline(table, engine)
+        table.save(update_fields=["state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at"])
+        _after_commit_bots(table, engine)
+    _after_commit_broadcast(table, events)
+
+
+def _leave_running(table: Table, seat: Seat) -> None:
+    engine = get_engine(table.game)
+    events = _apply(table, engine, seat.number, {"type": "leave"}, now_ms())
+    _mark_out(table, seat.number, SeatStatus.LEFT)
+    _after_move(table, engine, events)
+    if table.status == TableStatus.RUNNING and not table.seats.filter(
+            status=SeatStatus.SEATED, user__is_bot=False).exists():
+        _stop_locked(table, StopReason.DESERTED)
+
+
+# ----- deadlines -------------------------------------------------------------------------
+
+def _due_ms(table: Table, due: dict) -> int:
+    since = due.get("since_ms")
+    if since is None:
+        since = int(table.started_at.timestamp() * 1000)
+    limit = due.get("limit_ms")
+    if limit is None:
+        limit = table.room.turn_seconds * 1000
+    return since + limit
+
+
+def _set_deadline(table: Table, engine) -> None:
+    due = engine.deadline(table.state) if table.state is not None else None
+    if due is None or engine.is_over(table.state):
+        table.deadline_at = None
+        table.deadline_seat = None
+    else:
+        table.deadline_at = _ms_to_datetime(_due_ms(table, due))
+        table.deadline_seat = due.get("seat")
+    table.deadline_enqueued_at = None
+
+
+# ----- bots ----------------------------------------------------------------------------
+
+def _after_commit_bots(table: Table, engine) -> None:
+    """Queue a turn for every bot seat that may act now (after commit)."""
+    if table.status != TableStatus.RUNNING:
+        return
+    acting = set(engine.to_act(table.state))
+    bot_seats = list(table.seats.filter(status=SeatStatus.SEATED, user__is_bot=True, number__in=acting)
+                     .values_list("number", flat=True))
+    if not bot_seats:
+        return
+    table_id, version = table.pk, table.version
+
+    def enqueue() -> None:
+        from gameworkers import tasks
+
+        for number in bot_seats:
+            tasks.schedule_bot_turn(table_id, number, version)
+
+    transaction.on_commit(enqueue)
+
+
+# ----- finish and stop ---------------------------------------------------------------------
+
+def _finish_locked(table: Table, engine) -> None:
+    result = engine.result(table.state)
+    table.status = TableStatus.FINISHED
+    table.ended_at = timezone.now()
+    table.result = result
+    table.deadline_at = None
+    table.deadline_seat = None
+    table.save()
+    table_money.on_finish(table=table, result=result)
+    _record(table, "finished", {"result": result, "seed": table.seed_hex})
+    transaction.on_commit(lambda: _notify_finished(table.pk))
+
+
+def _notify_finished(table_id: int) -> None:
+    from rooms import signals
+
+    signals.table_finished.send(sender=Table, table_id=table_id)
+
+
+def table_stop(*, table_id: int, reason: str, by=None) -> Table:
+    """Stop a table before it finishes (host, staff, room closed, deserted)."""
+    if reason not in StopReason.values:
+        raise TableError("bad_reason", "Unknown stop reason.")
+    with transaction.atomic():
+        table = _lock(table_id)
+        if table.status in ENDED_STATUSES:
+            raise TableError("table_ended", "This table has already ended.", status=409)
+        if reason == StopReason.HOST and (by is None or by != table.host):
+            raise TableError("not_host", "Only the host can stop this table.", status=403)
+        if reason == StopReason.STAFF and (by is None or not by.is_staff):
+            raise TableError("not_staff", "Only staff can stop tables.", status=403)
+        _stop_locked(table, reason)
+    return table
+
+
+def _stop_locked(table: Table, reason: str) -> None:
+    table.status = TableStatus.STOPPED
+    table.stop_reason = reason
+    table.ended_at = timezone.now()
+    table.deadline_at = None
+    table.deadline_seat = None
+    table.save()
+    table_money.on_stop(table=table)
+    _record(table, "stopped", {"reason": reason, "seed": table.seed_hex})
+    _after_commit_broadcast(table, [{"type": "stopped", "reason": reason}], seats_changed=True)
+
+
+def room_close(*, room: Room) -> int:
+    """Close a room: stop every table that has not ended; returns how many were stopped."""
+    room.is_open = False
+    room.save(update_fields=["is_open"])
+    stopped = 0
+    for table_id in Table.objects.filter(room=room).exclude(status__in=ENDED_STATUSES).values_list("pk", flat=True):
+        try:
+            table_stop(table_id=table_id, reason=StopReason.ROOM_CLOSED)
+            stopped += 1
+        except TableError:
+            continue
+    return stopped
+
+
+def due_tables(*, now: datetime | None = None, retry_after_s: float = 3.0, limit: int = 500) -> list[tuple[int, int]]:
+    """Claim due deadlines for the timer: (table id, version) pairs not enqueued in the last seconds.
+
+    The claim is a conditional UPDATE, so two timer processes never both enqueue the same
+    deadline within ``retry_after_s``; a deadline whose task was lost is claimed again after it.
+    """
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=retry_after_s)
+    candidates = list(
+        Table.objects.filter(status=TableStatus.RUNNING, deadline_at__lte=now)
+        .filter(Q(deadline_enqueued_at__isnull=True) | Q(deadline_enqueued_at__lt=stale))
+        .values_list("pk", "version")[:limit]
+    )
+    claimed = []
+    for pk, version in candidates:
+        won = Table.objects.filter(pk=pk, version=version, status=TableStatus.RUNNING).filter(
+            Q(deadline_enqueued_at__isnull=True) | Q(deadline_enqueued_at__lt=stale)
+        ).update(deadline_enqueued_at=now)
+        if won:
+            claimed.append((pk, version))
+    return claimed
