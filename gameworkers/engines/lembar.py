@@ -68,22 +68,22 @@ def is_playable(card: str, top: str, motif: str, hand: list[str]) -> bool:
 
 
 def playable_cards(hand: list[str], top: str, motif: str) -> list[str]:
-    """Distinct playable card codes of ``hand``, in canonical order."""
+    """Distinct playable card codes of ``hand``, in hand order (deterministic, unlike a set)."""
     top_symbol = SYMBOL_OF[top]
     has_motif = False
-    found: set[str] = set()
+    found: dict[str, None] = {}
     for c in hand:
         m = MOTIF_OF[c]
         if m is None:
-            found.add(c)
+            found[c] = None
         elif m == motif:
             has_motif = True
-            found.add(c)
+            found[c] = None
         elif top_symbol is not None and SYMBOL_OF[c] == top_symbol:
-            found.add(c)
-    if has_motif:
-        found.discard("F")
-    return sorted(found, key=CANON.__getitem__)
+            found[c] = None
+    if has_motif and "F" in found:
+        del found["F"]
+    return list(found)
 
 
 def favourite_motif(hand: list[str]) -> str:
@@ -100,22 +100,27 @@ def favourite_motif(hand: list[str]) -> str:
     return best
 
 
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+_INDEX_BYTES = tuple(str(i).encode() for i in range(len(DECK)))
+
+
 def fast_shuffle(seed: bytes, round_: int, purpose: str, initial: list[str]) -> list[str]:
-    """``fairness.shuffle`` with the HMAC key pads hashed once per shuffle (same result, ~2x faster).
+    """``fairness.shuffle`` with the HMAC key pads and message prefix hashed once (same result, ~2x faster).
 
     HMAC-SHA256(K, m) = H((K ^ opad) || H((K ^ ipad) || m)) for a 32-byte key zero-padded to 64;
     the tests check equality with ``fairness.shuffle``.
     """
-    key = bytes(seed) + b"\x00" * (64 - len(seed))
-    inner0 = hashlib.sha256(bytes(b ^ 0x36 for b in key))
-    outer0 = hashlib.sha256(bytes(b ^ 0x5C for b in key))
-    prefix = f"{round_}:{purpose}:".encode()
-    from_bytes = int.from_bytes
+    key = bytes(seed).ljust(64, b"\x00")
+    inner0 = hashlib.sha256(key.translate(_IPAD))
+    inner0.update(f"{round_}:{purpose}:".encode())
+    outer0 = hashlib.sha256(key.translate(_OPAD))
+    inner_copy, outer_copy, from_bytes, nums = inner0.copy, outer0.copy, int.from_bytes, _INDEX_BYTES
     a = list(initial)
     for i in range(len(a) - 1, 0, -1):
-        inner = inner0.copy()
-        inner.update(prefix + str(i).encode())
-        outer = outer0.copy()
+        inner = inner_copy()
+        inner.update(nums[i])
+        outer = outer_copy()
         outer.update(inner.digest())
         j = from_bytes(outer.digest(), "big") % (i + 1)
         a[i], a[j] = a[j], a[i]
@@ -251,7 +256,7 @@ class LembarEngine(Engine):
             card: str | None = state["drawn"]
         else:
             cards = playable_cards(hand, state["pile"][-1], state["motif"])
-            card = cards[0] if cards else None
+            card = min(cards, key=CANON.__getitem__) if cards else None  # first in canonical order
         if card is None:
             return {"type": "draw", "auto": True}
         if card in WILDS:
@@ -467,19 +472,25 @@ class LembarEngine(Engine):
                 raise IllegalMove("illegal_card", "Wild Draw Four only without a card of the current motif.")
             raise IllegalMove("illegal_card", f"{card} does not match the motif or the symbol on top.")
 
-        s = self._begin(state)
-        seq = self._log_move(s, seat, move, now_ms)
+        # Hot path (random playouts): helpers inlined, lists copied only where written.
+        s = dict(state)
+        moves = state["moves"]
+        seq = len(moves) + 1
+        s["moves"] = [*moves, {"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms}]
         events: list[Event] = []
-        counted = self._own_or_auto(s, state, seat, auto, events)
-        my_hand = _whand(s, state, seat)
+        if auto:
+            counted = self._own_or_auto(s, state, seat, auto, events)
+        else:
+            counted = False
+            if state["timeouts"][seat]:
+                _w(s, state, "timeouts")[seat] = 0
+        hands = s["hands"] = list(state["hands"])
+        my_hand = hands[seat] = list(hand)
         my_hand.remove(card)
-        s["pile"] = state["pile"] + [card]
+        s["pile"] = [*state["pile"], card]
         motif = motif if wild else MOTIF_OF[card]
         s["motif"] = motif
         s["passes"] = 0
-        s["phase"] = "play"
-        s["drawn"] = None
-        s["auto_pending"] = False
         left = len(my_hand)
         ev: Event = {"type": "play", "seat": seat, "card": card, "motif": motif, "left": left}
         if call:
@@ -493,29 +504,37 @@ class LembarEngine(Engine):
                 _w(s, state, "calls")[seat] = "called"
             else:
                 _w(s, state, "calls")[seat] = "missing"
-                s["windows"] = s["windows"] + [{"seat": seat, "since": now_ms}]
+                s["windows"] = [*s["windows"], {"seat": seat, "since": now_ms}]
                 events.append({"type": "window", "seat": seat, "since_ms": now_ms, "until_ms": now_ms + CATCH_MS})
-        # Effects of the card.
+        # Effects of the card; the next seat in play order (removed seats are skipped).
+        n, d, active = s["seats"], s["direction"], s["active"]
+        nxt = (seat + d) % n
+        while not active[nxt]:
+            nxt = (nxt + d) % n
         symbol = SYMBOL_OF[card]
-        nxt = self._next(s, seat)
         if card == "F":
             got = self._draw_into(s, state, nxt, 4, seq, events)
             events.append({"type": "penalty", "seat": nxt, "count": got, "reason": "draw_four"})
             turn = self._next(s, nxt)
         elif symbol is None or symbol in _NUMBER_SYMBOLS:  # W or a number
             turn = nxt
-        elif symbol == "S" or (symbol == "R" and sum(s["active"]) == 2):
+        elif symbol == "S" or (symbol == "R" and sum(active) == 2):
             events.append({"type": "skip", "seat": nxt})
             turn = self._next(s, nxt)
         elif symbol == "R":
-            s["direction"] = -s["direction"]
-            events.append({"type": "reverse", "direction": s["direction"]})
+            s["direction"] = -d
+            events.append({"type": "reverse", "direction": -d})
             turn = self._next(s, seat)
         else:  # "D"
             got = self._draw_into(s, state, nxt, 2, seq, events)
             events.append({"type": "penalty", "seat": nxt, "count": got, "reason": "draw_two"})
             turn = self._next(s, nxt)
-        self._set_turn(s, turn, now_ms, events)
+        s["turn"] = turn
+        s["turn_since"] = now_ms
+        s["phase"] = "play"
+        s["drawn"] = None
+        s["auto_pending"] = False
+        events.append({"type": "turn", "seat": turn})
         if counted:
             self._maybe_remove_after_timeout(s, state, seat, now_ms, events)
         return s, events
@@ -525,11 +544,22 @@ class LembarEngine(Engine):
         self._require_turn(state, seat)
         if state["phase"] != "play":
             raise IllegalMove("already_drawn", "You have already drawn this turn: play the drawn card or keep it.")
-        s = self._begin(state)
-        seq = self._log_move(s, seat, move, now_ms)
+        s = dict(state)
+        moves = state["moves"]
+        seq = len(moves) + 1
+        s["moves"] = [*moves, {"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms}]
         events: list[Event] = []
         counted = self._own_or_auto(s, state, seat, auto, events)
-        got = self._draw_into(s, state, seat, 1, seq, events)
+        stock = state["stock"]
+        if stock and state["calls"][seat] is None:
+            # Hot path: a card on the stock, no call status to reset.
+            hands = s["hands"] = list(state["hands"])
+            hands[seat] = [*hands[seat], stock[0]]
+            s["stock"] = stock[1:]
+            s["passes"] = 0
+            got = 1
+        else:
+            got = self._draw_into(s, state, seat, 1, seq, events)
         events.append({"type": "draw", "seat": seat, "count": got})
         if got == 0:
             # Nothing left anywhere: the draw is a pass. A full cycle of passes ends the game.

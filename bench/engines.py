@@ -1,0 +1,188 @@
+"""Random-playout speed of every registered engine, side by side with RLCard's UNO.
+
+    .venv/bin/python -m bench.engines [--seconds 10] [--quick] [--no-rlcard] [--engines lembar ...] [--json]
+
+For each engine in ``available_engines()`` it plays whole games with the engine alone:
+each step the due automatic step (``deadline``) decides who moves; a system step
+(seat None) is applied as ``timeout_move``, a seat picks a uniformly random legal move.
+Reported: games/s, deals/s (``kocok`` shuffles in ``state["shuffles"]``), moves/game.
+
+Lembar is also run with the "play-if-able" policy: a uniformly random play when the seat
+has one, otherwise a random other move (draw, keep, ...). That is the policy RLCard's UNO
+environment enforces by its rules (draw is legal only without a playable card), so it is the
+like-for-like figure for the ratio against RLCard (optional dependency: ``pip install rlcard``).
+
+All contenders run interleaved in round-robin slices of ``--slice`` seconds, so a busy shared
+machine slows them alike and the ratios stay fair. ``--seconds`` is each contender's total.
+A benchmark, not a test: run it once; ``--quick`` plays 1 game per engine and skips RLCard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gameworkers.engines import available_engines, get_engine
+
+MAX_STEPS = 20_000
+STEP_MS = 400
+DEFAULT_SEATS = {"lembar": 2}  # otherwise the engine's min_seats
+
+Policy = Callable[[list[dict], random.Random], dict]
+
+
+def uniform(legal: list[dict], rng: random.Random) -> dict:
+    return rng.choice(legal)
+
+
+def play_if_able(legal: list[dict], rng: random.Random) -> dict:
+    plays = [m for m in legal if m.get("type") == "play"]
+    return rng.choice(plays or legal)
+
+
+POLICIES: dict[str, Policy] = {"uniform": uniform, "play-if-able": play_if_able}
+
+
+def play_one(engine: Any, seed: bytes, seats: int, rng: random.Random, policy: Policy) -> tuple[dict, int]:
+    """One whole random game; returns the final state and the number of moves applied."""
+    state = engine.new(seed, seats)
+    now = 0
+    for step in range(MAX_STEPS):
+        if engine.is_over(state):
+            return state, step
+        now += STEP_MS
+        due = engine.deadline(state)
+        seat = due["seat"] if due else None
+        if seat is None:
+            move = engine.timeout_move(state, None)
+        else:
+            legal = engine.legal_moves(state, seat)
+            move = policy(legal, rng) if legal else engine.timeout_move(state, seat)
+        state, _ = engine.apply(state, seat, move, now_ms=now)
+    raise RuntimeError(f"{engine.name}: no end after {MAX_STEPS} moves")
+
+
+class Contender:
+    """Accumulates games, deals, moves and time over several slices."""
+
+    label = ""
+    seats = 0
+    policy = ""
+
+    def __init__(self) -> None:
+        self.games = self.deals = self.moves = 0
+        self.elapsed = 0.0
+
+    def one_game(self) -> tuple[int, int]:  # pragma: no cover - abstract
+        """Play one game; return (deals, moves)."""
+        raise NotImplementedError
+
+    def run(self, seconds: float, max_games: int | None = None) -> None:
+        start = time.perf_counter()
+        while True:
+            deals, moves = self.one_game()
+            self.games += 1
+            self.deals += deals
+            self.moves += moves
+            spent = time.perf_counter() - start
+            if (max_games is not None and self.games >= max_games) or (max_games is None and spent >= seconds):
+                break
+        self.elapsed += spent
+
+    def row(self) -> dict:
+        e = self.elapsed or 1e-9
+        return {"engine": self.label, "seats": self.seats, "policy": self.policy, "games": self.games,
+                "seconds": round(self.elapsed, 3), "games_per_s": self.games / e,
+                "deals_per_s": self.deals / e, "moves_per_game": self.moves / max(self.games, 1)}
+
+
+class EngineContender(Contender):
+    def __init__(self, name: str, seats: int, policy: str, rng_seed: int = 1) -> None:
+        super().__init__()
+        self.engine = get_engine(name)
+        self.label, self.seats, self.policy = name, seats, policy
+        self._policy = POLICIES[policy]
+        self.rng = random.Random(rng_seed)
+
+    def one_game(self) -> tuple[int, int]:
+        state, moves = play_one(self.engine, self.rng.randbytes(32), self.seats, self.rng, self._policy)
+        return sum(1 for sh in state["shuffles"] if sh["purpose"] == "kocok"), moves
+
+
+class UnoContender(Contender):
+    def __init__(self, rng_seed: int = 1) -> None:
+        super().__init__()
+        import rlcard
+        from rlcard.agents import RandomAgent
+
+        self.env = rlcard.make("uno", config={"seed": rng_seed})
+        self.env.set_agents([RandomAgent(num_actions=self.env.num_actions) for _ in range(self.env.num_players)])
+        self.label, self.seats, self.policy = f"rlcard-uno {rlcard.__version__}", self.env.num_players, "RandomAgent"
+
+    def one_game(self) -> tuple[int, int]:
+        trajectories, _ = self.env.run(is_training=False)
+        # A trajectory alternates state, action, state, ...: a player's actions = len // 2.
+        return 1, sum(len(t) // 2 for t in trajectories)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="total seconds per contender")
+    parser.add_argument("--slice", type=float, default=1.0, help="seconds per round-robin slice")
+    parser.add_argument("--quick", action="store_true", help="1 game per engine, no RLCard (smoke run)")
+    parser.add_argument("--no-rlcard", action="store_true", help="skip RLCard's UNO")
+    parser.add_argument("--engines", nargs="*", help="only these engines (default: every registered one)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+
+    contenders: list[Contender] = []
+    for name in args.engines if args.engines is not None else available_engines():
+        seats = DEFAULT_SEATS.get(name, get_engine(name).min_seats)
+        for p in (["uniform", "play-if-able"] if name == "lembar" else ["uniform"]):
+            contenders.append(EngineContender(name, seats, p))
+    uno: Contender | None = None
+    note = ""
+    if not (args.quick or args.no_rlcard):
+        try:
+            uno = UnoContender()
+            contenders.append(uno)
+        except ImportError:
+            note = "RLCard is not installed: no UNO comparison (pip install rlcard)"
+
+    if args.quick:
+        for c in contenders:
+            c.run(0, max_games=1)
+    else:
+        rounds = max(1, round(args.seconds / args.slice))
+        for _ in range(rounds):
+            for c in contenders:
+                c.run(args.seconds / rounds)
+
+    rows = [c.row() for c in contenders]
+    ratios = {}
+    if uno is not None and uno.games:
+        uno_rate = uno.row()["games_per_s"]
+        for r in rows:
+            if r["engine"] == "lembar":
+                ratios[f"lembar {r['policy']} / rlcard-uno games/s"] = r["games_per_s"] / uno_rate
+    if args.json:
+        print(json.dumps({"rows": rows, "ratios": ratios, "note": note}, indent=2))
+        return 0
+    print(f"{'engine':<18} {'seats':>5} {'policy':<13} {'games':>7} {'games/s':>9} {'deals/s':>9} {'moves/game':>10}")
+    for r in rows:
+        print(f"{r['engine']:<18} {r['seats']:>5} {r['policy']:<13} {r['games']:>7} "
+              f"{r['games_per_s']:>9.1f} {r['deals_per_s']:>9.1f} {r['moves_per_game']:>10.1f}")
+    if note:
+        print(note)
+    for k, v in ratios.items():
+        print(f"{k}: {v:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
