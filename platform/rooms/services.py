@@ -431,3 +431,32 @@ def due_tables(*, now: datetime | None = None, retry_after_s: float = 3.0, limit
         if won:
             claimed.append((pk, version))
     return claimed
+
+
+# ----- bots at a table ---------------------------------------------------------------------
+
+def table_add_bot(*, table_id: int, by, style: str | None = None) -> Seat:
+    """The host (or staff) seats a bot in the first free seat; ``style`` picks a bot of that style."""
+    from accounts.models import User
+
+    table = Table.objects.select_related("room").get(pk=table_id)
+    if by is None or (by != table.host and not by.is_staff):
+        raise TableError("not_host", "Only the host can add bots.", status=403)
+    seated = table.seats.exclude(status=SeatStatus.STOOD).values_list("user_id", flat=True)
+    bots = User.objects.filter(is_bot=True, is_active=True).exclude(pk__in=list(seated)).order_by("pk")
+    if style:
+        bots = bots.filter(bot_style=style)
+    bot = bots.first()
+    if bot is None:
+        raise TableError("no_bot_available", "No bot of that style is free for this table.", status=409)
+    return table_sit(table_id=table_id, user=bot)
+
+
+def play_with_bots(*, room: Room, user) -> Table:
+    """Open a table hosted by ``user``, seat them, and fill every other seat with bots (it starts when full)."""
+    table = table_open(room=room, host=user)
+    table_sit(table_id=table.pk, user=user)
+    for _ in range(table.seat_count - 1):
+        table_add_bot(table_id=table.pk, by=user)
+    table.refresh_from_db()
+    return table
