@@ -20,7 +20,6 @@ held), ``called``, ``left``, ``drawn`` / ``took`` (the card that started this tu
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from . import fairness
@@ -43,6 +42,28 @@ def key_of(card: str) -> str:
     return card if card in HONOURS else card[1]
 
 
+KEY: dict[str, str] = {f: key_of(f) for f in FACES}  # precomputed: wait_key runs on every move
+
+
+def _key_counts(cards: list[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for c in cards:
+        k = KEY[c]
+        counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def _wait_of_counts(counts: dict[str, int]) -> str | None:
+    wait = None
+    for key, n in counts.items():
+        r = n % 3
+        if r == 1 or (r == 2 and wait is not None):
+            return None
+        if r == 2:
+            wait = key
+    return wait
+
+
 def points_of(card: str) -> int:
     """Card points: a number card scores its number, each honour 1."""
     return 1 if card in HONOURS else int(card[1])
@@ -60,14 +81,19 @@ def wait_key(cards: list[str]) -> str | None:
     """
     if len(cards) != HAND:
         return None
-    wait = None
-    for key, n in Counter(key_of(c) for c in cards).items():
-        r = n % 3
-        if r == 1 or (r == 2 and wait is not None):
-            return None
-        if r == 2:
-            wait = key
-    return wait
+    return _wait_of_counts(_key_counts(cards))
+
+
+def ready_discards(cards: list[str]) -> set[str]:
+    """Of nine cards, the keys whose discard leaves eight cards ready to call."""
+    counts = _key_counts(cards)
+    keys = set()
+    for k in list(counts):
+        counts[k] -= 1
+        if _wait_of_counts(counts) is not None:
+            keys.add(k)
+        counts[k] += 1
+    return keys
 
 
 class CherkiEngine(Engine):
@@ -147,13 +173,12 @@ class CherkiEngine(Engine):
             return moves
         moves = []
         took = state["took"]
+        ready = ready_discards(hand)
         for face in dict.fromkeys(hand):  # distinct faces, canonical order
             if face == took:
                 continue
             moves.append({"type": "discard", "card": face, "call": False})
-            kept = list(hand)
-            kept.remove(face)
-            if wait_key(kept) is not None:
+            if KEY[face] in ready:
                 moves.append({"type": "discard", "card": face, "call": True})
         return moves
 
@@ -207,6 +232,14 @@ class CherkiEngine(Engine):
         if kind == "take":
             return self._take(state, seat, move, now_ms)
         return self._draw(state, seat, move, now_ms, auto)
+
+    @staticmethod
+    def _log_move(state: State, seat: int | None, move: Move, now_ms: int) -> int:
+        """As the base, but a shallow copy of the move: ``apply`` has checked that every value is
+        a str or bool before logging, so nothing in the logged dict can be shared and mutated."""
+        seq = len(state["moves"]) + 1
+        state["moves"].append({"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms})
+        return seq
 
     def _fork(self, state: State, seat: int | None, move: Move, now_ms: int) -> State:
         """A shallow copy with its own move log, the move logged."""
