@@ -111,12 +111,15 @@ class SimModel:
         self.pool: list[str] = [c for c in DECK if c not in seen]
         # opponents whose hidden cards the public status constrains, and the rest
         self.hidden: list[tuple[int, tuple, int, str]] = []
+        r = view.get("raise")
         for s in self.order:
             if s == self.me or self.status[s] not in rules.LIVE:
                 continue
             p = players[s]
             k = p["closed_count"]
             kind = self.status[s]
+            if r is not None and r["seat"] == s and r["kind"] == "stand":
+                kind = "stood"  # a raise-and-stand is only allowed on a hand that may stand
             self.hidden.append((s, _hand(p["open"]), k, kind))
         self.index = {s: i for i, s in enumerate(self.order)}
 
