@@ -482,3 +482,33 @@ def test_replaying_the_move_log_reproduces_the_game():
     assert replay == state
     # all-automatic play never calls, so nobody can win: three void deals
     assert E.result(state)["void"] and state["void_deals"] == 3
+
+
+def test_a_win_during_the_200th_turn_stands():
+    state = build([READY_A, ["S3"] * 4 + ["S4"] * 4, ["M3"] * 4 + ["M4"] * 4], stock_top=["C9"],
+                  turn=0, called=[True, False, False], turns=TURN_LIMIT - 1)
+    state, _ = act(state, 0, {"type": "draw"})
+    assert E.result(state)["winner"] == 0 and state["deal"] == 0
+
+
+def test_discarding_a_known_face_forgets_one_public_copy():
+    state = build([["C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"], ["S1"] * 4 + ["S2"] * 4, ["M1"] * 4 + ["M2"] * 4],
+                  pile=["C5"], stock_top=["WF", "RF", "OT"], turn=0)
+    state, _ = act(state, 0, {"type": "take"})
+    state, _ = act(state, 0, {"type": "discard", "card": "C1"})
+    assert state["known"][0] == ["C5"] and state["hands"][0].count("C5") == 2
+    for seat in (1, 2):
+        state, _ = act(state, seat, {"type": "draw"})
+        state, _ = act(state, seat, E.timeout_move(state, seat))
+    state, _ = act(state, 0, {"type": "draw"})
+    state, _ = act(state, 0, {"type": "discard", "card": "C5"})
+    # one C5 is still held, but nobody can tell whether it is the one taken
+    assert state["known"][0] == [] and state["hands"][0].count("C5") == 1
+    assert Counter(E.hidden_cards(state, 1))["C5"] == 1 + 2
+
+
+def test_leave_after_the_end_is_refused():
+    state = build([READY_A, ["S3"] * 4 + ["S4"] * 4, ["M3"] * 4 + ["M4"] * 4], stock_top=["C9"],
+                  turn=0, called=[True, False, False])
+    state, _ = act(state, 0, {"type": "draw"})
+    refused(state, 1, {"type": "leave"}, "game_over")
