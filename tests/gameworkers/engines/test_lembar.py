@@ -1,0 +1,515 @@
+"""Golden scenarios for Lembar: one or more per rule of ../shared/spec/lembar.md, [decided] points included.
+
+Positions are built directly (``build``) or come from seeds searched for offline; every expected
+value is derived independently (from ``fairness.shuffle`` or by hand), never read back from the engine.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+
+import pytest
+
+from gameworkers.engines import IllegalMove, fairness, get_engine
+from gameworkers.engines.lembar import DECK, MOTIF_OF, fast_shuffle
+
+E = get_engine("lembar")
+SEED = bytes(range(32))
+
+
+def build(hands: list[list[str]], pile: list[str], *, stock: list[str] | None = None, turn: int = 0,
+          motif: str | None = None, direction: int = 1) -> dict:
+    """A position: given hands and pile (oldest first); the stock is ``stock`` or every other card
+    of the deck in canonical order (so all 108 cards stay accounted for)."""
+    s = E.new(SEED, len(hands))
+    s["hands"] = [list(h) for h in hands]
+    s["pile"] = list(pile)
+    s["motif"] = motif or MOTIF_OF[pile[-1]]
+    if stock is None:
+        used = Counter(pile) + Counter(c for h in hands for c in h)
+        rest = Counter(DECK) - used
+        stock = [c for c in dict.fromkeys(DECK) for _ in range(rest[c])]
+    s["stock"] = list(stock)
+    s["turn"] = turn
+    s["direction"] = direction
+    return s
+
+
+def play(s: dict, seat: int | None, move: dict, now: int = 1000) -> tuple[dict, list[dict]]:
+    return E.apply(s, seat, move, now_ms=now)
+
+
+def refused(s: dict, seat: int | None, move: object, code: str, now: int = 1000) -> None:
+    before = copy.deepcopy(s)
+    with pytest.raises(IllegalMove) as info:
+        E.apply(s, seat, move, now_ms=now)  # type: ignore[arg-type]
+    assert info.value.code == code, info.value.message
+    assert s == before
+
+
+def play_cards(s: dict, seat: int) -> set[str]:
+    return {m["card"] for m in E.legal_moves(s, seat) if m["type"] == "play"}
+
+
+# ----- fairness, deck and deal ---------------------------------------------------------------
+
+def test_fast_shuffle_is_fairness_shuffle():
+    for seed in (SEED, bytes(32), bytes([255]) * 32):
+        for rnd, purpose, cards in ((0, "kocok", list(DECK)), (17, "kocok-ulang", list(DECK[:40])),
+                                    (123, "kocok-ulang", ["P1"]), (5, "kocok-ulang", [])):
+            assert fast_shuffle(seed, rnd, purpose, cards) == fairness.shuffle(seed, rnd, purpose, cards)
+
+
+def test_published_vector_and_deal_order():
+    s = E.new(SEED, 4)
+    order = fairness.shuffle(SEED, 0, "kocok", list(DECK))
+    assert order[:12] == "K2 P6 P6 K8 M3 M3 T5 P4 T1 T4 KS T4".split()
+    assert s["shuffles"] == [{"round": 0, "purpose": "kocok", "initial": list(DECK), "result": order}]
+    first = fairness.draw(SEED, "0:giliran-awal", 4)
+    assert s["first"] == first == s["turn"]
+    # One card at a time from the top, starting with the first player, increasing seat order.
+    for k in range(4):
+        seat = (first + k) % 4
+        assert s["hands"][seat] == [order[r * 4 + k] for r in range(7)]
+    assert s["pile"] == [order[28]] and order[28] == "T5"
+    assert s["stock"] == order[29:] and s["motif"] == "T" and s["direction"] == 1
+    assert s["turn_since"] is None and E.deadline(s) == {"seat": first, "since_ms": None, "limit_ms": None}
+
+
+def test_starter_must_be_a_number_card():
+    seed = bytes([4]) * 32  # searched: after a 2-seat deal the stock starts PD, KD, M3
+    order = fairness.shuffle(seed, 0, "kocok", list(DECK))
+    assert order[14:17] == ["PD", "KD", "M3"]
+    s = E.new(seed, 2)
+    assert s["pile"] == ["M3"] and s["motif"] == "M"
+    assert s["stock"] == order[17:] + ["PD", "KD"]
+    assert Counter(E.all_cards(s)) == Counter(DECK)
+
+
+def test_seat_counts_and_options():
+    for n in (2, 6):
+        assert len(E.new(SEED, n)["hands"]) == n
+    for bad in (1, 7):
+        with pytest.raises(ValueError):
+            E.new(SEED, bad)
+    assert E.new(SEED, 2, {"turn_seconds": 30})["turn_ms"] == 30000
+    for bad_opt in ({"turn_seconds": 2}, {"turn_seconds": True}, {"turn_seconds": "20"}):
+        with pytest.raises(ValueError):
+            E.new(SEED, 2, bad_opt)
+
+
+# ----- matching, wilds -----------------------------------------------------------------------
+
+def test_match_by_motif_or_symbol():
+    s = build([["K7", "P3", "T9", "W", "F"], ["M1"]], ["K3"])
+    assert play_cards(s, 0) == {"K7", "P3", "W"}  # F refused: K7 is of the current motif
+    refused(s, 0, {"type": "play", "card": "T9"}, "illegal_card")
+    refused(s, 0, {"type": "play", "card": "F", "motif": "P"}, "illegal_card")
+    s2, _ = play(s, 0, {"type": "play", "card": "P3"})
+    assert s2["pile"][-1] == "P3" and s2["motif"] == "P" and s2["turn"] == 1
+
+
+def test_symbols_do_not_match_a_wild_on_top():
+    s = build([["T3", "K1", "W"], ["M1"]], ["P3", "W"], motif="K")
+    assert play_cards(s, 0) == {"K1", "W"}
+    refused(s, 0, {"type": "play", "card": "T3"}, "illegal_card")
+
+
+def test_wild_draw_four_allowed_with_matching_symbol_or_plain_wild():
+    s = build([["P3", "W", "F", "T1"], ["M1"]], ["K3"])
+    assert play_cards(s, 0) == {"P3", "W", "F"}
+    moves = [m for m in E.legal_moves(s, 0) if m["type"] == "play" and m["card"] == "F"]
+    assert sorted(m["motif"] for m in moves) == ["K", "M", "P", "T"]
+
+
+def test_wild_needs_a_motif_and_only_wilds_name_one():
+    s = build([["W", "K1", "P2"], ["M1"]], ["K3"])
+    refused(s, 0, {"type": "play", "card": "W"}, "motif_required")
+    refused(s, 0, {"type": "play", "card": "W", "motif": "X"}, "bad_motif")
+    refused(s, 0, {"type": "play", "card": "K1", "motif": "P"}, "motif_not_allowed")
+    s2, ev = play(s, 0, {"type": "play", "card": "W", "motif": "M"})
+    assert s2["motif"] == "M" and ev[0] == {"type": "play", "seat": 0, "card": "W", "motif": "M", "left": 2}
+
+
+# ----- draw, play or keep, pass ---------------------------------------------------------------
+
+def test_draw_playable_then_play_only_that_card_or_keep():
+    s = build([["K2", "T9"], ["M1", "M2"]], ["K3"], stock=["K8", "P1", "P2"])
+    s1, ev = play(s, 0, {"type": "draw"})
+    assert ev == [{"type": "draw", "seat": 0, "count": 1}]  # public: no card shown
+    assert s1["phase"] == "drawn" and s1["drawn"] == "K8" and s1["turn"] == 0
+    assert E.legal_moves(s1, 0) == [{"type": "play", "card": "K8"}, {"type": "keep"}]
+    refused(s1, 0, {"type": "play", "card": "K2"}, "must_play_drawn")
+    refused(s1, 0, {"type": "draw"}, "already_drawn")
+    kept, _ = play(s1, 0, {"type": "keep"})
+    assert kept["hands"][0] == ["K2", "T9", "K8"] and kept["turn"] == 1 and kept["phase"] == "play"
+    played, _ = play(s1, 0, {"type": "play", "card": "K8"})
+    assert played["pile"] == ["K3", "K8"] and played["hands"][0] == ["K2", "T9"] and played["turn"] == 1
+    refused(s, 0, {"type": "keep"}, "nothing_drawn")
+
+
+def test_draw_unplayable_ends_the_turn():
+    s = build([["K2"], ["M1"]], ["K3"], stock=["T1", "P1"])
+    s1, _ = play(s, 0, {"type": "draw"})
+    assert s1["hands"][0] == ["K2", "T1"] and s1["turn"] == 1 and s1["phase"] == "play"
+
+
+def test_drawn_card_judged_on_the_hand_after_the_draw():
+    # F drawn while holding a card of the current motif: not playable, the turn ends.
+    s = build([["K2"], ["M1"]], ["K3"], stock=["F", "P1"])
+    s1, _ = play(s, 0, {"type": "draw"})
+    assert s1["turn"] == 1 and s1["hands"][0] == ["K2", "F"]
+    # Without one it is playable.
+    s = build([["P9"], ["M1"]], ["K3"], stock=["F", "P1"])
+    s1, _ = play(s, 0, {"type": "draw"})
+    assert s1["phase"] == "drawn" and s1["drawn"] == "F"
+
+
+# ----- action cards ---------------------------------------------------------------------------
+
+def test_skip():
+    s = build([["KS", "P1"], ["K1"], ["K2"]], ["K3"])
+    s1, ev = play(s, 0, {"type": "play", "card": "KS"})
+    assert s1["turn"] == 2 and {"type": "skip", "seat": 1} in ev
+
+
+def test_reverse_with_three_players():
+    s = build([["KR", "P1"], ["K1", "P2"], ["K2", "P3"]], ["K3"])
+    s1, _ = play(s, 0, {"type": "play", "card": "KR"})
+    assert s1["direction"] == -1 and s1["turn"] == 2
+    s2, _ = play(s1, 2, {"type": "play", "card": "K2"})
+    assert s2["turn"] == 1
+
+
+def test_reverse_with_two_players_is_a_skip():
+    s = build([["KR", "P1"], ["K1"]], ["K3"])
+    s1, ev = play(s, 0, {"type": "play", "card": "KR"})
+    assert s1["direction"] == 1 and s1["turn"] == 0 and {"type": "skip", "seat": 1} in ev
+
+
+def test_reverse_acts_as_skip_once_only_two_remain():
+    s = build([["KR", "P1"], ["K1"], ["K2"]], ["K3"])
+    s, _ = play(s, 2, {"type": "leave"})
+    s1, _ = play(s, 0, {"type": "play", "card": "KR"})
+    assert s1["direction"] == 1 and s1["turn"] == 0
+
+
+def test_draw_two_no_stacking():
+    s = build([["KD", "P1"], ["PD", "M1"], ["K2"]], ["K3"], stock=["T1", "T2", "T3"])
+    s1, ev = play(s, 0, {"type": "play", "card": "KD"})
+    assert s1["hands"][1] == ["PD", "M1", "T1", "T2"] and s1["turn"] == 2
+    assert {"type": "penalty", "seat": 1, "count": 2, "reason": "draw_two"} in ev
+    refused(s1, 1, {"type": "play", "card": "PD"}, "not_your_turn")  # the victim cannot answer
+
+
+def test_wild_draw_four():
+    s = build([["F", "P1"], ["M1"], ["K2"]], ["K3"], stock=["T1", "T2", "T3", "T4", "T5"])
+    s1, _ = play(s, 0, {"type": "play", "card": "F", "motif": "T"})
+    assert s1["hands"][1] == ["M1", "T1", "T2", "T3", "T4"] and s1["turn"] == 2 and s1["motif"] == "T"
+
+
+def test_winning_card_has_no_effect():
+    s = build([["KD"], ["M1"], ["K2", "K4"]], ["K3"], stock=["T1", "T2"])
+    s1, _ = play(s, 0, {"type": "play", "card": "KD"})
+    assert E.is_over(s1) and s1["hands"][1] == ["M1"] and s1["stock"] == ["T1", "T2"]
+    r = E.result(s1)
+    assert r["ranks"] == [1, 2, 3] and r["winners"] == [0] and r["values"] == [0, 1, 6] and r["end"] == "win"
+    assert E.to_act(s1) == [] and E.deadline(s1) is None
+    refused(s1, 1, {"type": "draw"}, "game_over")
+
+
+# ----- reshuffle, taking what there is, passes and the stalled game --------------------------------
+
+def test_reshuffle_uses_the_move_number_and_the_pile_oldest_first():
+    s = build([["K2", "T9"], ["KD", "M1"]], ["P1", "K1", "T1", "K3"], stock=["K5"])
+    s1, _ = play(s, 0, {"type": "play", "card": "K2"})                 # move 1
+    s2, ev = play(s1, 1, {"type": "play", "card": "KD"}, now=1400)     # move 2: seat 0 draws 2
+    # Stock K5 first, then the pile except KD, oldest first, reshuffled in round 2.
+    expected = fairness.shuffle(SEED, 2, "kocok-ulang", ["P1", "K1", "T1", "K3", "K2"])
+    assert s2["shuffles"][-1] == {"round": 2, "purpose": "kocok-ulang",
+                                  "initial": ["P1", "K1", "T1", "K3", "K2"], "result": expected}
+    assert s2["hands"][0] == ["T9", "K5", expected[0]]
+    assert s2["stock"] == expected[1:] and s2["pile"] == ["KD"]
+    assert {"type": "reshuffle", "round": 2, "cards": 5} in ev
+    assert len(s["shuffles"]) == 1  # the old state is untouched
+
+
+def test_draw_takes_what_there_is():
+    s = build([["KD", "P1"], ["M1"]], ["K3"], stock=[])
+    s1, ev = play(s, 0, {"type": "play", "card": "KD"})
+    assert s1["hands"][1] == ["M1", "K3"] and s1["pile"] == ["KD"] and s1["stock"] == []
+    assert {"type": "penalty", "seat": 1, "count": 1, "reason": "draw_two"} in ev
+
+
+def test_a_full_cycle_of_passes_ends_the_game_and_equal_values_share_first():
+    s = build([["P1", "T5"], ["M2", "P4"], ["T8", "W"]], ["K3"], stock=[])
+    s, ev = play(s, 0, {"type": "draw"})
+    assert {"type": "pass", "seat": 0} in ev and s["turn"] == 1 and s["passes"] == 1
+    s, _ = play(s, 1, {"type": "draw"})
+    assert not E.is_over(s)
+    s, _ = play(s, 2, {"type": "draw"})
+    assert E.is_over(s) and s["end"] == "stalemate"
+    r = E.result(s)
+    assert r["values"] == [6, 6, 58] and r["ranks"] == [1, 1, 3] and r["winners"] == [0, 1]
+
+
+def test_a_play_restarts_the_cycle():
+    s = build([["P1", "T5"], ["M2", "K4"], ["T8", "W"]], ["K3"], stock=[])
+    s, _ = play(s, 0, {"type": "draw"})
+    s, _ = play(s, 1, {"type": "play", "card": "K4"})
+    assert s["passes"] == 0
+    s, _ = play(s, 2, {"type": "draw"})  # the pile under K4 is reshuffled: K3, playable
+    assert s["drawn"] == "K3" and s["shuffles"][-1]["initial"] == ["K3"]
+    s, _ = play(s, 2, {"type": "keep"})
+    s, _ = play(s, 0, {"type": "draw"})
+    s, _ = play(s, 1, {"type": "draw"})
+    assert not E.is_over(s) and s["passes"] == 2
+    s, _ = play(s, 2, {"type": "draw"})
+    assert E.is_over(s) and E.result(s)["values"] == [6, 2, 61] and E.result(s)["ranks"] == [2, 1, 3]
+
+
+# ----- "Lembar!" ----------------------------------------------------------------------------
+
+def test_call_with_the_play():
+    s = build([["K5", "P9"], ["M1", "M2"], ["T1"]], ["K3"])
+    s1, ev = play(s, 0, {"type": "play", "card": "K5", "call": True})
+    assert s1["calls"][0] == "called" and s1["windows"] == [] and ev[0]["call"] is True
+    assert E.to_act(s1) == [1]
+    s3 = build([["K5", "P9", "T2"], ["M1"], ["T1"]], ["K3"])
+    refused(s3, 0, {"type": "play", "card": "K5", "call": True}, "call_not_allowed")
+    refused(s3, 0, {"type": "play", "card": "K5", "call": "yes"}, "malformed")
+
+
+def test_missing_call_caught_within_three_seconds():
+    s = build([["K5", "P9"], ["M1", "M2"], ["T1", "T2"]], ["K3"], stock=["P1", "P2", "P3"])
+    s1, ev = play(s, 0, {"type": "play", "card": "K5"}, now=1000)
+    assert s1["calls"][0] == "missing" and s1["windows"] == [{"seat": 0, "since": 1000}]
+    assert {"type": "window", "seat": 0, "since_ms": 1000, "until_ms": 4000} in ev
+    assert E.to_act(s1) == [0, 1, 2]
+    assert {"type": "catch", "target": 0} in E.legal_moves(s1, 2)
+    assert {"type": "call"} in E.legal_moves(s1, 0)
+    assert E.deadline(s1) == {"seat": None, "since_ms": 1000, "limit_ms": 3000}
+    refused(s1, 2, {"type": "catch", "target": 0}, "catch_window_closed", now=4001)
+    s2, ev = play(s1, 2, {"type": "catch", "target": 0}, now=4000)  # exactly 3 s: still in time
+    assert s2["hands"][0] == ["P9", "P1", "P2"] and s2["windows"] == [] and s2["calls"][0] is None
+    assert s2["turn"] == 1 and s2["turn_since"] == 1000  # turn order unchanged
+    assert {"type": "penalty", "seat": 0, "count": 2, "reason": "caught"} in ev
+    refused(s2, 1, {"type": "catch", "target": 0}, "no_missing_call")
+    refused(s2, 0, {"type": "call"}, "call_not_needed")
+
+
+def test_player_on_turn_may_catch_and_false_catches_are_refused():
+    s = build([["K5", "P9"], ["M1", "M2"], ["T1", "T2"]], ["K3"], stock=["P1", "P2", "P3"])
+    s1, _ = play(s, 0, {"type": "play", "card": "K5"}, now=1000)
+    refused(s1, 0, {"type": "catch", "target": 0}, "bad_target")
+    refused(s1, 1, {"type": "catch", "target": 2}, "no_missing_call")
+    refused(s1, 1, {"type": "catch", "target": 9}, "bad_target")
+    refused(s1, 1, {"type": "catch", "target": True}, "bad_target")
+    s2, _ = play(s1, 1, {"type": "catch", "target": 0}, now=2000)
+    assert len(s2["hands"][0]) == 3 and s2["turn"] == 1
+
+
+def test_call_as_its_own_move_closes_the_window():
+    s = build([["K5", "P9"], ["M1", "M2"]], ["K3"])
+    s1, _ = play(s, 0, {"type": "play", "card": "K5"}, now=1000)
+    s2, ev = play(s1, 0, {"type": "call"}, now=1500)
+    assert ev == [{"type": "call", "seat": 0}] and s2["calls"][0] == "called" and s2["windows"] == []
+    refused(s2, 1, {"type": "catch", "target": 0}, "no_missing_call", now=1600)
+    refused(s2, 0, {"type": "call"}, "call_not_needed")
+
+
+def test_window_expiry_then_late_call_still_accepted():
+    s = build([["K5", "P9"], ["M1", "M2"]], ["K3"])
+    s1, _ = play(s, 0, {"type": "play", "card": "K5"}, now=1000)
+    assert E.timeout_move(s1, None) == {"type": "close_window", "auto": True}
+    s2, ev = play(s1, None, {"type": "close_window", "auto": True}, now=4000)
+    assert s2["windows"] == [] and ev == [{"type": "window_closed", "seat": 0}]
+    assert E.deadline(s2) == {"seat": 1, "since_ms": 1000, "limit_ms": None}
+    refused(s2, 1, {"type": "catch", "target": 0}, "catch_window_closed", now=4000)
+    assert 0 in E.to_act(s2)  # "at any time until caught": the call stays possible
+    s3, _ = play(s2, 0, {"type": "call"}, now=9000)
+    assert s3["calls"][0] == "called" and E.to_act(s3) == [1]
+    refused(s2, None, {"type": "close_window", "auto": True}, "nothing_due")
+
+
+def test_window_closes_when_the_hand_grows_and_each_spell_needs_its_own_call():
+    s = build([["K5", "P9"], ["KD", "M2", "M3"]], ["K3"], stock=["P1", "P2", "P5", "M4"])
+    s1, _ = play(s, 0, {"type": "play", "card": "K5"}, now=1000)
+    s2, _ = play(s1, 1, {"type": "play", "card": "KD"}, now=1500)
+    assert s2["hands"][0] == ["P9", "P1", "P2"] and s2["windows"] == [] and s2["calls"][0] is None
+    # Two players: seat 0 lost the turn, seat 1 is on turn again.
+    assert s2["turn"] == 1
+    c = build([["K5"], ["M2", "M3"]], ["K3"], stock=["K7", "P1"])
+    c["calls"][0] = "called"
+    c1, _ = play(c, 0, {"type": "draw"})
+    assert c1["calls"][0] is None and c1["phase"] == "drawn"
+    c2, _ = play(c1, 0, {"type": "play", "card": "K7"}, now=2000)
+    assert c2["calls"][0] == "missing" and c2["windows"] == [{"seat": 0, "since": 2000}]
+
+
+def test_several_windows_at_once():
+    s = build([["K5", "P9"], ["K6", "M2"], ["T1", "T2"]], ["K3"], stock=["P1", "P2", "P3", "P4"])
+    s, _ = play(s, 0, {"type": "play", "card": "K5"}, now=1000)
+    s, _ = play(s, 1, {"type": "play", "card": "K6"}, now=1400)
+    assert [w["seat"] for w in s["windows"]] == [0, 1]
+    assert {"type": "catch", "target": 1} in E.legal_moves(s, 0)
+    assert E.deadline(s) == {"seat": None, "since_ms": 1000, "limit_ms": 3000}
+    s, _ = play(s, 0, {"type": "catch", "target": 1}, now=2000)
+    assert s["hands"][1] == ["M2", "P1", "P2"] and [w["seat"] for w in s["windows"]] == [0]
+    s, _ = play(s, None, {"type": "close_window", "auto": True}, now=4000)
+    assert s["windows"] == []
+
+
+def test_automatic_move_never_calls():
+    s = build([["K5", "P9"], ["M1", "M2"]], ["K3"])
+    mv = E.timeout_move(s, 0)
+    assert mv == {"type": "play", "card": "K5", "auto": True}
+    s1, _ = play(s, 0, mv, now=21000)
+    assert s1["calls"][0] == "missing" and len(s1["windows"]) == 1
+    refused(s, 0, {"type": "play", "card": "K5", "call": True, "auto": True}, "malformed")
+
+
+# ----- timeouts and removal -------------------------------------------------------------------
+
+def test_timeout_plays_the_first_playable_card_in_canonical_order():
+    s = build([["T3", "K9", "K2", "W", "M5"], ["M1"]], ["K5"])
+    assert E.timeout_move(s, 0) == {"type": "play", "card": "K2", "auto": True}
+
+
+def test_timeout_wild_takes_the_motif_held_most_ties_in_pktm_order():
+    s = build([["W", "T1", "M2", "T4", "M6"], ["M1"]], ["K3"])
+    assert E.timeout_move(s, 0) == {"type": "play", "card": "W", "motif": "T", "auto": True}
+    s = build([["F", "W"], ["M1"]], ["K3"])
+    assert E.timeout_move(s, 0) == {"type": "play", "card": "W", "motif": "P", "auto": True}
+
+
+def test_timeout_draws_then_plays_the_drawn_card_as_one_timeout():
+    s = build([["T9", "P1"], ["M1", "M2"]], ["K3"], stock=["K8", "P2"])
+    mv = E.timeout_move(s, 0)
+    assert mv == {"type": "draw", "auto": True}
+    s1, ev = play(s, 0, mv, now=20000)
+    assert {"type": "timeout", "seat": 0, "count": 1} in ev
+    assert s1["phase"] == "drawn" and E.deadline(s1) == {"seat": 0, "since_ms": 20000, "limit_ms": 0}
+    mv2 = E.timeout_move(s1, 0)
+    assert mv2 == {"type": "play", "card": "K8", "auto": True}
+    s2, ev2 = play(s1, 0, mv2, now=20000)
+    assert s2["timeouts"][0] == 1 and not any(e["type"] == "timeout" for e in ev2)
+    assert s2["turn"] == 1 and s2["pile"][-1] == "K8"
+
+
+def test_three_timeouts_in_a_row_remove_after_the_third_move():
+    s = build([["K1", "K2", "K4", "T9", "P8"], ["M1", "M2", "M3"], ["T1", "T2", "T3"]], ["K3"],
+              stock=["M9", "MS", "TS", "K7", "P5"])
+    s["timeouts"][0] = 2
+    mv = E.timeout_move(s, 0)
+    assert mv == {"type": "play", "card": "K1", "auto": True}
+    s1, ev = play(s, 0, mv, now=20000)
+    assert s1["pile"] == ["K3", "K1"]  # the third automatic move was made first
+    assert s1["active"] == [False, True, True] and s1["removed"] == [0] and s1["hands"][0] == []
+    assert s1["stock"] == ["M9", "MS", "TS", "K7", "P5", "P8", "K2", "K4", "T9"]  # canonical order
+    assert {"type": "removed", "seat": 0, "reason": "timeouts", "returned": 4} in ev
+    assert s1["turn"] == 1 and E.to_act(s1) == [1]
+    refused(s1, 0, {"type": "draw"}, "not_in_game")
+    refused(s1, 0, {"type": "leave"}, "not_in_game")
+
+
+def test_own_move_resets_the_timeout_count():
+    s = build([["K5", "P9"], ["M1", "M2"], ["T1", "T2"]], ["K3"])
+    s["timeouts"] = [0, 2, 2]
+    s1, _ = play(s, 0, {"type": "play", "card": "K5"}, now=1000)
+    s2, _ = play(s1, 2, {"type": "catch", "target": 0}, now=1500)
+    assert s2["timeouts"] == [0, 2, 0]
+    s3, _ = play(s2, 1, {"type": "draw"}, now=1600)
+    assert s3["timeouts"][1] == 0
+
+
+def test_third_timeout_that_wins_is_a_win():
+    s = build([["K5"], ["M1", "M2"], ["T1"]], ["K3"])
+    s["timeouts"][0] = 2
+    s1, _ = play(s, 0, E.timeout_move(s, 0), now=20000)
+    assert E.is_over(s1) and s1["removed"] == [] and E.result(s1)["ranks"] == [1, 3, 2]
+
+
+def test_leave_removes_and_last_player_in_wins():
+    s = build([["K5", "P9"], ["M1", "M2"], ["T1", "TS"], ["P1", "P2"]], ["K3"])
+    s1, ev = play(s, 0, {"type": "leave"})
+    assert s1["turn"] == 1 and s1["removed"] == [0] and s1["stock"] == s["stock"] + ["P9", "K5"]
+    assert ev[0] == {"type": "leave", "seat": 0}
+    s2, _ = play(s1, 2, {"type": "leave"})
+    assert s2["turn"] == 1 and s2["removed"] == [0, 2]
+    s3, _ = play(s2, 1, {"type": "leave"})
+    assert E.is_over(s3) and s3["end"] == "last_standing"
+    r = E.result(s3)
+    # The last one in wins; removed players below, the last removed highest.
+    assert r["ranks"] == [4, 2, 3, 1] and r["winners"] == [3]
+    assert Counter(E.all_cards(s3)) == Counter(DECK)
+
+
+def test_ranking_competition_style_with_removed_players_last():
+    s = build([["K5"], ["P2", "T3"], ["M5"], ["T1", "P9"]], ["K3"])
+    s, _ = play(s, 3, {"type": "leave"})
+    s, _ = play(s, 0, {"type": "play", "card": "K5"})
+    r = E.result(s)
+    assert r["values"] == [0, 5, 5, None] and r["ranks"] == [1, 2, 2, 4] and r["removed"] == [3]
+
+
+# ----- contract details: errors, views, deadlines, proof --------------------------------------------
+
+@pytest.mark.parametrize("seat,move,code", [
+    (0, None, "malformed"), (0, {"type": 3}, "malformed"), (0, {"type": "dance"}, "unknown_move"),
+    (0, {"type": "play"}, "malformed"), (0, {"type": "play", "card": "ZZ"}, "unknown_card"),
+    (0, {"type": "play", "card": "P7"}, "card_not_held"), (1, {"type": "draw"}, "not_your_turn"),
+    (0, {"type": "draw", "extra": 1}, "malformed"), (0, {"type": "draw", "auto": False}, "malformed"),
+    (True, {"type": "draw"}, "bad_seat"), (5, {"type": "draw"}, "bad_seat"), (-1, {"type": "draw"}, "bad_seat"),
+    (None, {"type": "draw"}, "bad_seat"), (0, {"type": "close_window", "auto": True}, "bad_seat"),
+    (0, {"type": "call"}, "call_not_needed"), (0, {"type": "leave", "auto": True}, "malformed"),
+])
+def test_illegal_moves_have_stable_codes_and_change_nothing(seat, move, code):
+    s = build([["K5", "P9"], ["M1", "M2"]], ["K3"])
+    refused(s, seat, move, code)
+
+
+def test_now_ms_must_be_an_int():
+    s = build([["K5", "P9"], ["M1", "M2"]], ["K3"])
+    with pytest.raises(IllegalMove):
+        E.apply(s, 0, {"type": "draw"}, now_ms=1.5)  # type: ignore[arg-type]
+
+
+def test_views_hide_what_they_must():
+    s = build([["K2", "T9"], ["M1", "M2"]], ["K3"], stock=["K8", "P1", "P2"])
+    s1, _ = play(s, 0, {"type": "draw"})
+    mine, other, spectator = E.view(s1, 0), E.view(s1, 1), E.view(s1, None)
+    assert mine["drawn"] == "K8" and mine["hand"] == ["K2", "T9", "K8"]
+    assert mine["legal"] == [{"type": "play", "card": "K8"}, {"type": "keep"}]
+    assert other["drawn"] is None and other["hand"] == ["M1", "M2"] and "K8" not in json.dumps(other)
+    assert "hand" not in spectator and spectator["hand_counts"] == [3, 2] and spectator["stock_count"] == 2
+    for v in (mine, other, spectator):
+        assert SEED.hex() not in json.dumps(v) and "stock" not in v and "result" not in v
+    assert E.replay_view(s1)["stock"] == ["P1", "P2"]
+
+
+def test_final_view_shows_hands_and_result():
+    s = build([["KD"], ["M1"]], ["K3"])
+    s1, _ = play(s, 0, {"type": "play", "card": "KD"})
+    v = E.view(s1, None)
+    assert v["over"] and v["hands"] == [[], ["M1"]] and v["result"]["winners"] == [0]
+    assert E.proof(s1)["seed"] == SEED.hex()
+
+
+def test_apply_never_mutates_its_argument():
+    s = build([["KD", "P1"], ["M1"], ["K2"]], ["K3"], stock=[])
+    before = copy.deepcopy(s)
+    play(s, 0, {"type": "play", "card": "KD"})
+    assert s == before
+
+
+def test_replay_from_the_move_log_reproduces_the_game():
+    from gameworkers.simulate import play_game
+
+    final = play_game("lembar", SEED, 4, rng_seed=7)
+    again = E.new(SEED, 4)
+    for entry in final["moves"]:
+        again, _ = E.apply(again, entry["seat"], entry["move"], now_ms=entry["now_ms"])
+    assert again == final and E.is_over(final)
