@@ -1,0 +1,43 @@
+"""Ledger invariants (economy.md), checked by ``manage.py ledger_check`` and by the tests."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db.models import Q, Sum
+
+from wallets.models import Account, AccountKind, Entry
+
+
+def ledger_problems() -> list[str]:
+    """Every breach of an invariant, as a readable line; an empty list means the ledger is sound."""
+    from rooms.models import ENDED_STATUSES, Table
+
+    problems: list[str] = []
+    # 1. Each transaction's legs sum to zero per currency.
+    for row in (Entry.objects.values("transaction_id", "transaction__key", "account__currency")
+                .annotate(total=Sum("amount")).exclude(total=0)):
+        problems.append(f"transaction {row['transaction_id']} ({row['transaction__key']}) is off by "
+                        f"{row['total']} {row['account__currency']}")
+    # 2. Each currency's balances sum to zero (issuance is the negative side).
+    for row in Account.objects.values("currency").annotate(total=Sum("balance")).exclude(total=0):
+        problems.append(f"balances in {row['currency']} sum to {row['total']}, not 0")
+    # 3. Each cached balance equals the sum of its entries.
+    sums = dict(Entry.objects.values("account_id").annotate(total=Sum("amount")).values_list("account_id", "total"))
+    for account in Account.objects.all().only("pk", "kind", "owner_key", "currency", "balance"):
+        expected = sums.get(account.pk, 0)
+        if account.balance != expected:
+            problems.append(f"account {account.pk} ({account}) caches {account.balance}, its entries sum to {expected}")
+    # 4. No negative balance outside issuance (Chip wallets dip only inside a 31 hand's posting).
+    for account in Account.objects.filter(balance__lt=0).exclude(kind=AccountKind.ISSUANCE):
+        problems.append(f"account {account.pk} ({account}) is negative: {account.balance}")
+    # 5. No open escrow on an ended table.
+    by_table: dict[int, list[Account]] = defaultdict(list)
+    for account in Account.objects.filter(kind=AccountKind.TABLE_ESCROW).exclude(balance=0):
+        by_table[int(account.owner_key.split(":", 1)[1])].append(account)
+    ended = Table.objects.filter(Q(pk__in=by_table) & Q(status__in=ENDED_STATUSES)).values_list("pk", flat=True)
+    for table_id in sorted(ended):
+        for account in by_table[table_id]:
+            problems.append(f"table {table_id} has ended but its escrow {account.pk} holds {account.balance} "
+                            f"{account.currency}")
+    return problems

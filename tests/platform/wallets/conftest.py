@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import pytest
+from accounts.services import bot_create, user_create
+from rooms.models import Room
+
+
+@pytest.fixture
+def make_user(db):
+    counter = {"n": 0}
+
+    def make(name: str | None = None, **kw):
+        counter["n"] += 1
+        return user_create(username=name or f"wplayer{counter['n']}", password="pass-word-123", **kw)
+
+    return make
+
+
+@pytest.fixture
+def make_bot(db):
+    counter = {"n": 0}
+
+    def make():
+        counter["n"] += 1
+        return bot_create(username=f"wbot{counter['n']}", display_name=f"Bot {counter['n']}", style="random",
+                          description="Random.")
+
+    return make
+
+
+@pytest.fixture
+def make_room(db):
+    counter = {"n": 0}
+
+    def make(game: str = "lembar", **kw):
+        counter["n"] += 1
+        defaults = {"lembar": 4, "baloot": 4, "cherki": 3, "otuzbir": 4}
+        fields = {"name": f"{game} {counter['n']}", "slug": f"w-{game}-{counter['n']}", "game": game,
+                  "seats": defaults[game], "min_seats": 2 if game in ("lembar", "otuzbir") else defaults[game],
+                  "turn_seconds": 20}
+        fields.update(kw)
+        room = Room(**fields)
+        room.full_clean()
+        room.save()
+        return room
+
+    return make
+
+
+@pytest.fixture(autouse=True)
+def no_bot_turns(monkeypatch):
+    """The tests drive every seat themselves; nothing is queued to Celery."""
+    from gameworkers import tasks
+
+    monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
+    monkeypatch.setattr(tasks.fire_deadline, "delay", lambda *a, **k: None)
