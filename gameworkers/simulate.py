@@ -45,6 +45,12 @@ def play_game(
         moved = False
         due = engine.deadline(state)
         due_seat = due["seat"] if due else None
+        if due is not None and due_seat is None and due.get("since_ms") is not None \
+                and due.get("limit_ms") is not None and now > due["since_ms"] + due["limit_ms"]:
+            # An overdue system step (e.g. an expired Lembar catch window) comes first, as in the
+            # runtime; otherwise a seat could be offered a move the expiry has made illegal.
+            state = _apply(engine, state, None, engine.timeout_move(state, None), now, on_step)
+            continue
         for seat in engine.to_act(state):
             if seat == due_seat:
                 continue
