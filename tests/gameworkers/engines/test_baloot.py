@@ -722,3 +722,51 @@ def test_apply_does_not_mutate_its_argument():
         new, _ = E.apply(st, E.to_act(st)[0], {"type": "play", "card": card}, now_ms=5)
         assert st == snap
         st, snap = new, copy.deepcopy(new)
+
+
+def _brute_sawa(hands, leader, trump, lock, overtrump):
+    """Plain minimax over every legal reply (no pruning): the reference for the fast search."""
+    from gameworkers.engines.baloot import trick_winner
+
+    def solve(hs):
+        if not hs[leader]:
+            return True
+        for c in legal_cards(hs[leader], [], trump, lock=lock):
+            def rec(trick, k, cur):
+                if k == 4:
+                    return trick[trick_winner(trick, trump)]["seat"] == leader and solve(cur)
+                s = (leader + k) % 4
+                for x in legal_cards(cur[s], trick, trump, overtrump=overtrump):
+                    nxt = [list(h) for h in cur]
+                    nxt[s].remove(x)
+                    if not rec(trick + [{"seat": s, "card": x}], k + 1, nxt):
+                        return False
+                return True
+            nxt = [list(h) for h in hs]
+            nxt[leader].remove(c)
+            if rec([{"seat": leader, "card": c}], 1, nxt):
+                return True
+        return False
+    return solve(hands)
+
+
+def test_sawa_search_agrees_with_plain_minimax():
+    import random
+    rng = random.Random(2024)
+    positives = 0
+    for _ in range(150):
+        deck = list(fairness.BALOOT_DECK)
+        rng.shuffle(deck)
+        n = rng.choice([2, 3, 4])
+        trump = rng.choice([None, "S", "H"])
+        strong = [c for c in deck if c[1] in "ATK" or (c[0] == trump and c[1] in "J9")]
+        k = rng.randint(max(0, n - 2), n)
+        mine = strong[:k] + [c for c in deck if c not in strong][:n - k]
+        rest = [c for c in deck if c not in mine]
+        hands = [mine, rest[:n], rest[n:2 * n], rest[2 * n:3 * n]]
+        lock = trump is not None and rng.random() < 0.3
+        overtrump = rng.random() < 0.5
+        expect = _brute_sawa(hands, 0, trump, lock, overtrump)
+        assert sawa_possible(hands, 0, trump, lock) is expect, (hands, trump, lock)
+        positives += expect
+    assert positives >= 15  # the sample really exercises both answers
