@@ -155,7 +155,7 @@ class CherkiEngine(Engine):
         return len(state["stock"]) - state["stock_pos"]
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
-        if state["over"] or seat != state["turn"] or isinstance(seat, bool):
+        if state["over"] or isinstance(seat, bool) or not isinstance(seat, int) or seat != state["turn"]:
             return []
         hand = state["hands"][seat]
         pile = state["pile"]
@@ -477,8 +477,7 @@ class CherkiEngine(Engine):
             out["drawn"] = state["drawn"] if seat == state["turn"] else None
             # The completing key once the eight cards are shaped (own information only).
             out["wait"] = wait_key(hand) if len(hand) == HAND else None
-        out["seed"] = state["seed"] if state["over"] else None
-        return out
+        return out  # no seed here at all: the proof document reveals it once the table ends
 
     def replay_view(self, state: State) -> dict:
         out = self._public(state)

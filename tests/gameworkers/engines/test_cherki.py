@@ -371,7 +371,8 @@ def test_three_void_deals_in_a_row_end_the_game_with_nothing_settled():
     assert result["winner"] is None and result["void"] and not result["settled"]
     assert result["deltas"] == [0, 0, 0] and result["cards"] == []
     assert E.deadline(state) is None and E.to_act(state) == []
-    assert E.view(state, 0)["seed"] == SEED.hex()
+    assert SEED.hex() not in json.dumps(E.view(state, 0)) and E.proof(state)["seed"] == SEED.hex()
+    assert E.replay_view(state)["seed"] == SEED.hex()
 
 
 # ----- timeouts --------------------------------------------------------------------------
@@ -443,6 +444,12 @@ def test_leave_keeps_the_seat_in_play_by_automatic_moves():
 ])
 def test_bad_input_is_refused_with_a_stable_code(seat, move, code):
     refused(E.new(SEED, 3), seat, move, code)
+
+
+def test_legal_moves_of_odd_seats_are_empty():
+    state = E.new(SEED, 3)
+    assert [E.legal_moves(state, s) for s in (0, 1, 2.0, True, None, "2", 7)] == [[]] * 7
+    assert E.legal_moves(state, 2) == [{"type": "draw"}]
 
 
 @pytest.mark.parametrize("card,code", [(None, "malformed"), (5, "malformed"), ("ZZ", "malformed"),
