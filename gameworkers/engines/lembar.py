@@ -216,34 +216,54 @@ class LembarEngine(Engine):
         return sorted(acts)
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
-        if state["phase"] == "over" or isinstance(seat, bool) or not isinstance(seat, int):
+        if state["phase"] == "over" or type(seat) is not int or not 0 <= seat < state["seats"]:
             return []
-        if not 0 <= seat < state["seats"] or not state["active"][seat]:
+        if not state["active"][seat]:
             return []
         moves: list[Move] = []
         if seat == state["turn"]:
             hand = state["hands"][seat]
             leaves_one = len(hand) == 2
-            if state["phase"] == "drawn":
+            drawn = state["phase"] == "drawn"
+            if drawn:
                 cards = [state["drawn"]]
             else:
-                cards = playable_cards(hand, state["pile"][-1], state["motif"])
+                # Inlined ``playable_cards`` (hot path): distinct playable codes in hand order.
+                motif = state["motif"]
+                top_symbol = SYMBOL_OF[state["pile"][-1]]
+                found: dict[str, None] = {}
+                has_motif = False
+                for c in hand:
+                    m = MOTIF_OF[c]
+                    if m is None:
+                        found[c] = None
+                    elif m == motif:
+                        has_motif = True
+                        found[c] = None
+                    elif top_symbol is not None and SYMBOL_OF[c] == top_symbol:
+                        found[c] = None
+                if has_motif and "F" in found:
+                    del found["F"]
+                cards = found
+            append = moves.append
             for c in cards:
                 if c in WILDS:
                     for m in MOTIFS:
-                        moves.append({"type": "play", "card": c, "motif": m})
+                        append({"type": "play", "card": c, "motif": m})
                         if leaves_one:
-                            moves.append({"type": "play", "card": c, "motif": m, "call": True})
+                            append({"type": "play", "card": c, "motif": m, "call": True})
                 else:
-                    moves.append({"type": "play", "card": c})
+                    append({"type": "play", "card": c})
                     if leaves_one:
-                        moves.append({"type": "play", "card": c, "call": True})
-            moves.append({"type": "keep"} if state["phase"] == "drawn" else {"type": "draw"})
+                        append({"type": "play", "card": c, "call": True})
+            append({"type": "keep"} if drawn else {"type": "draw"})
         if state["calls"][seat] == "missing":
             moves.append({"type": "call"})
-        for w in state["windows"]:
-            if w["seat"] != seat:
-                moves.append({"type": "catch", "target": w["seat"]})
+        windows = state["windows"]
+        if windows:
+            for w in windows:
+                if w["seat"] != seat:
+                    moves.append({"type": "catch", "target": w["seat"]})
         return moves
 
     def timeout_move(self, state: State, seat: int | None) -> Move:
@@ -268,6 +288,8 @@ class LembarEngine(Engine):
             return None
         since = state["turn_since"]
         pending = state["auto_pending"]
+        if not state["windows"]:
+            return {"seat": state["turn"], "since_ms": since, "limit_ms": 0 if pending else None}
         best = {"seat": state["turn"], "since_ms": since, "limit_ms": 0 if pending else None}
         best_due = (since if since is not None else 0) + (0 if pending else state["turn_ms"])
         for w in state["windows"]:
@@ -394,10 +416,12 @@ class LembarEngine(Engine):
         if not state["active"][seat]:
             raise IllegalMove("not_in_game", "This seat is no longer in the game.")
         if mtype == "play":
-            self._check_keys(move, _PLAY_KEYS)
+            if not _PLAY_KEYS.issuperset(move):
+                self._check_keys(move, _PLAY_KEYS)
             return self._play(state, seat, move, now_ms, auto)
         if mtype == "draw":
-            self._check_keys(move, _AUTO_ONLY_KEYS)
+            if not _AUTO_ONLY_KEYS.issuperset(move):
+                self._check_keys(move, _AUTO_ONLY_KEYS)
             return self._draw_move(state, seat, move, now_ms, auto)
         if mtype == "keep":
             self._check_keys(move, _AUTO_ONLY_KEYS)
@@ -467,7 +491,7 @@ class LembarEngine(Engine):
                 raise IllegalMove("malformed", "An automatic move never calls Lembar.")
             if len(hand) != 2:
                 raise IllegalMove("call_not_allowed", "Lembar! may be called only on a play that leaves one card.")
-        if not is_playable(card, state["pile"][-1], state["motif"], hand):
+        if MOTIF_OF[card] != state["motif"] and not is_playable(card, state["pile"][-1], state["motif"], hand):
             if card == "F":
                 raise IllegalMove("illegal_card", "Wild Draw Four only without a card of the current motif.")
             raise IllegalMove("illegal_card", f"{card} does not match the motif or the symbol on top.")
