@@ -212,6 +212,8 @@ def sawa_possible(hands: list[list[str]], leader: int, trump: str | None, lock: 
     lead_hand = frozenset(_CARD_INT[c] for c in hands[leader])
     others = tuple(tuple(sorted(_CARD_INT[c] for c in hands[(leader + k) % 4])) for k in (1, 2, 3))
     memo: dict[Any, bool] = {}
+    if _sawa_static(lead_hand, others, suit_of, st, t, lock):
+        return True
 
     def gaps(mine: frozenset) -> list[int]:
         """For every card: how many of the leader's cards of its suit it outranks."""
@@ -292,6 +294,22 @@ def sawa_possible(hands: list[list[str]], leader: int, trump: str | None, lock: 
         return answer
 
     return solve(lead_hand, others)
+
+
+def _sawa_static(mine: frozenset, opp: tuple, suit_of: list[int], st: list[int], t: int, lock: bool) -> bool:
+    """Quick sure win: every card of the leader tops its suit among the others' cards and, in
+    Hokum, nobody else holds a trump, or (without Lock) the leader holds at least as many trumps
+    as anyone and draws them first. The full search is then not needed."""
+    theirs = [x for o in opp for x in o]
+    for c in mine:
+        if any(suit_of[x] == suit_of[c] and st[x] > st[c] for x in theirs):
+            return False
+    if t < 0:
+        return True
+    most = max(sum(1 for x in o if suit_of[x] == t) for o in opp)
+    if most == 0:
+        return True
+    return not lock and sum(1 for c in mine if suit_of[c] == t) >= most
 
 
 # ----- conversion ------------------------------------------------------------------------
