@@ -415,6 +415,32 @@ def test_three_timeouts_in_a_row_remove_after_the_third_move():
     refused(s1, 0, {"type": "leave"}, "not_in_game")
 
 
+def test_three_automatic_turns_in_a_row_counted_from_zero():
+    s = build([["K1", "K2", "K4", "K6", "P8"], ["M1", "M2", "M3"], ["T1", "T2", "T3"]], ["K3"],
+              stock=["M9", "MS", "TS", "T5", "P5", "P6", "P7", "M7"])
+    now = 0
+    for turn in range(3):
+        now += 20000
+        assert s["turn"] == 0
+        s, _ = play(s, 0, E.timeout_move(s, 0), now=now)
+        if turn < 2:
+            assert s["timeouts"][0] == turn + 1 and s["active"][0]
+            s, _ = play(s, 1, {"type": "draw"}, now=now + 100)
+            s, _ = play(s, 2, {"type": "draw"}, now=now + 200)
+    assert s["pile"] == ["K3", "K1", "K2", "K4"] and s["removed"] == [0]
+    assert s["stock"][-2:] == ["P8", "K6"] and s["turn"] == 1
+
+
+def test_draw_then_auto_play_is_one_timeout_and_removal_waits_for_the_play():
+    s = build([["T9", "P1"], ["M1", "M2"], ["T1", "T2"]], ["K3"], stock=["K8", "P2"])
+    s["timeouts"][0] = 2
+    s1, _ = play(s, 0, E.timeout_move(s, 0), now=20000)
+    assert s1["active"][0] and s1["timeouts"][0] == 3 and s1["phase"] == "drawn"
+    s2, ev = play(s1, 0, E.timeout_move(s1, 0), now=20000)
+    assert s2["pile"][-1] == "K8" and s2["removed"] == [0]
+    assert s2["stock"][-2:] == ["P1", "T9"] and s2["turn"] == 1
+
+
 def test_own_move_resets_the_timeout_count():
     s = build([["K5", "P9"], ["M1", "M2"], ["T1", "T2"]], ["K3"])
     s["timeouts"] = [0, 2, 2]
