@@ -1,0 +1,29 @@
+"""Small read-only queries for the pages (everything else comes from rooms.selectors)."""
+
+from __future__ import annotations
+
+from rooms.models import ENDED_STATUSES, SeatStatus, Table, TableStatus
+
+
+def open_tables_of(user, limit: int = 10) -> list[Table]:
+    """Tables the user sits at that have not ended (to return to them from the lobby)."""
+    return list(Table.objects.filter(seats__user=user, seats__status=SeatStatus.SEATED,
+                                     status__in=[TableStatus.OPEN, TableStatus.RUNNING])
+                .select_related("room").order_by("-created_at").distinct()[:limit])
+
+
+def recent_tables_of(user, limit: int = 10) -> list[Table]:
+    """The user's latest ended tables (profile: links to proof and replay)."""
+    return list(Table.objects.filter(seats__user=user, status__in=ENDED_STATUSES)
+                .exclude(seats__status=SeatStatus.STOOD, seats__user=user)
+                .select_related("room").order_by("-ended_at").distinct()[:limit])
+
+
+def tournaments_list() -> list:
+    """Upcoming tournaments when the tournaments app exists (it provides a selector of that name)."""
+    try:
+        from tournaments import selectors as t_selectors  # type: ignore[import-not-found]
+    except ImportError:
+        return []
+    lister = getattr(t_selectors, "lobby_tournaments", None)
+    return list(lister()) if lister else []
