@@ -539,3 +539,41 @@ def test_replay_from_the_move_log_reproduces_the_game():
     for entry in final["moves"]:
         again, _ = E.apply(again, entry["seat"], entry["move"], now_ms=entry["now_ms"])
     assert again == final and E.is_over(final)
+
+
+SEEDS_FOR_COW = (4, 5)  # searched: between them every kind of move and a reshuffle occur
+
+
+def test_no_state_is_changed_by_later_moves():
+    """Copy-on-write check: random play by any seat in ``to_act`` (calls, catches, windows, system
+    steps, reshuffles, leaves); every earlier state must still equal its snapshot."""
+    import random
+
+    seen = Counter()
+    for seed_byte in SEEDS_FOR_COW:
+        rng = random.Random(seed_byte)
+        s = E.new(bytes([seed_byte]) * 32, 3)
+        kept: list[tuple[dict, dict]] = []
+        now = 0
+        for _ in range(300):
+            if E.is_over(s):
+                break
+            now += 300
+            if s["windows"] and rng.random() < 0.3:
+                seat, move = None, E.timeout_move(s, None)
+            else:
+                seat = rng.choice(E.to_act(s))
+                legal = E.legal_moves(s, seat)
+                move = rng.choice(legal) if rng.random() > 0.002 else {"type": "leave"}
+            try:
+                nxt, _ = E.apply(s, seat, move, now_ms=now)
+            except IllegalMove as exc:
+                assert exc.code == "catch_window_closed"
+                continue
+            seen[move["type"]] += 1
+            kept.append((s, copy.deepcopy(s)))
+            s = nxt
+        assert all(state == snapshot for state, snapshot in kept)
+        seen["reshuffle"] += sum(1 for sh in s["shuffles"] if sh["purpose"] == "kocok-ulang")
+    for kind in ("play", "draw", "keep", "call", "catch", "close_window", "reshuffle"):
+        assert seen[kind] > 0, (kind, seen)
