@@ -114,6 +114,36 @@ MOVES = {
     "leave": _("Leave"),
 }
 
+EVENTS = {
+    "penalty": _("draws penalty cards"),
+    "skip": _("is skipped"),
+    "reverse": _("the direction is reversed"),
+    "reshuffle": _("The discard pile was reshuffled into a new stock."),
+    "call": _("called"),
+    "catch": _("caught a missing call"),
+    "window": _("has one card left"),
+    "removed": _("was removed from the game"),
+    "timeout": _("ran out of time"),
+    "trick": _("takes the trick"),
+    "deal_scored": _("The deal was scored."),
+    "void_deal": _("The deal is void: a new deal starts."),
+    "deal_void": _("The deal is void: a new deal starts."),
+    "contract": _("takes the contract"),
+    "baloot": _("Baloot!"),
+    "sawa": _("claims the rest (Sawa)"),
+    "doubling": _("doubles"),
+    "declared": _("declared projects"),
+    "deal": _("New deal"),
+    "win": _("wins the deal!"),
+    "hand_over": _("The hand is over."),
+    "hand_start": _("A new hand starts."),
+    "made_31": _("made 31!"),
+    "bust": _("is bust"),
+    "closed_card": _("bought a closed card"),
+    "stopped": _("The table was stopped"),
+    "leave": _("left the table"),
+}
+
 GAME_SPECIFIC = {
     "lembar": {
         "call": _("Lembar!"),
@@ -174,6 +204,7 @@ def table_labels(game: str) -> dict:
         "errors": _plain(ERRORS),
         "common": _plain(COMMON),
         "moves": _plain(MOVES),
+        "events": _plain(EVENTS),
         "game": _plain(GAME_SPECIFIC.get(game, {})),
     }
 

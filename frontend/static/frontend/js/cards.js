@@ -122,6 +122,7 @@ ${center}`, { label: frenchName(code, L) });
 }
 
 // ----- Cherki (Chinese money-suited cards) ----------------------------------------------------
+const CJK = `font-family="'Noto Sans CJK SC','Noto Serif CJK SC','WenQuanYi Zen Hei','Microsoft YaHei','PingFang SC',serif"`;
 const CN = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
 
 export function cherkiName(code, L = {}) {
@@ -138,13 +139,13 @@ function cherkiBody(code) {
   const n = Number(code[1]);
   const suit = code[0];
   if (code === "WF") {
-    return `<g transform="translate(30 46)">${[0, 72, 144, 216, 288].map((a) => `<ellipse rx="6" ry="12" transform="rotate(${a}) translate(0 -10)" fill="#fff" stroke="#556"/>`).join("")}<circle r="4" fill="#e8c547"/></g><text x="30" y="82" text-anchor="middle" font-size="9" fill="#556">白花</text>`;
+    return `<g transform="translate(30 46)">${[0, 72, 144, 216, 288].map((a) => `<ellipse rx="6" ry="12" transform="rotate(${a}) translate(0 -10)" fill="#fff" stroke="#556"/>`).join("")}<circle r="4" fill="#e8c547"/></g><text x="30" y="82" text-anchor="middle" font-size="9" fill="#556" ${CJK}>白花</text>`;
   }
   if (code === "RF") {
-    return `<g transform="translate(30 46)">${[0, 72, 144, 216, 288].map((a) => `<ellipse rx="6" ry="12" transform="rotate(${a}) translate(0 -10)" fill="#d8283a" stroke="#7a0e18"/>`).join("")}<circle r="4" fill="#e8c547"/></g><text x="30" y="82" text-anchor="middle" font-size="9" fill="#7a0e18">紅花</text>`;
+    return `<g transform="translate(30 46)">${[0, 72, 144, 216, 288].map((a) => `<ellipse rx="6" ry="12" transform="rotate(${a}) translate(0 -10)" fill="#d8283a" stroke="#7a0e18"/>`).join("")}<circle r="4" fill="#e8c547"/></g><text x="30" y="82" text-anchor="middle" font-size="9" fill="#7a0e18" ${CJK}>紅花</text>`;
   }
   if (code === "OT") {
-    return `<rect x="12" y="18" width="36" height="52" rx="4" fill="#f3e2c2" stroke="#7a3f12"/><text x="30" y="44" text-anchor="middle" font-size="16" fill="#3b1d07">老</text><text x="30" y="64" text-anchor="middle" font-size="16" fill="#3b1d07">千</text>`;
+    return `<rect x="12" y="18" width="36" height="52" rx="4" fill="#f3e2c2" stroke="#7a3f12"/><text x="30" y="44" text-anchor="middle" font-size="16" fill="#3b1d07" ${CJK}>老</text><text x="30" y="64" text-anchor="middle" font-size="16" fill="#3b1d07" ${CJK}>千</text>`;
   }
   if (suit === "C") {
     const cols = n <= 3 ? 1 : n <= 6 ? 2 : 3;
@@ -165,13 +166,13 @@ function cherkiBody(code) {
     }
     return s + `<rect x="${30 - n * 2.6 - 3}" y="42" width="${n * 5.2 + 6}" height="6" rx="2" fill="#a8201a"/>`;
   }
-  return `<text x="30" y="42" text-anchor="middle" font-size="20" fill="#a8201a">${CN[n]}</text>
-<text x="30" y="70" text-anchor="middle" font-size="22" fill="#111">萬</text>`;
+  return `<text x="30" y="42" text-anchor="middle" font-size="20" fill="#a8201a" ${CJK}>${CN[n]}</text>
+<text x="30" y="70" text-anchor="middle" font-size="22" fill="#111" ${CJK}>萬</text>`;
 }
 
 export function cherkiSVG(code, L = {}) {
   const corner = code.length === 2 && /[1-9]/.test(code[1]) ? code[1] : code === "OT" ? "千" : "花";
-  return frame(`${cherkiBody(code)}<text x="5" y="14" font-size="10" font-weight="700" fill="#333">${corner}</text>`,
+  return frame(`${cherkiBody(code)}<text x="5" y="14" font-size="10" font-weight="700" fill="#333" ${CJK}>${corner}</text>`,
     { label: cherkiName(code, L) });
 }
 

@@ -5,7 +5,7 @@ import { fmt, esc, loadLabels } from "./util.js";
 
 const app = document.getElementById("table-app");
 const labels = loadLabels();
-const C = labels.common, M = labels.moves, G = labels.game, E = labels.errors;
+const C = labels.common, M = labels.moves, G = labels.game, E = labels.errors, EV = labels.events || {};
 const gameName = app.dataset.game;
 const game = GAMES[gameName];
 const $ = (id) => document.getElementById(id);
@@ -125,10 +125,13 @@ function onEvent(msg) {
   }
 }
 
+const QUIET = new Set(["turn", "started", "sat", "stood", "game_over", "window_closed", "close_window", "keep"]);
+
 function describeEvent(ev) {
-  if (ev.type === "turn" || ev.type === "started" || ev.type === "sat" || ev.type === "stood") return null;
-  const who = typeof ev.seat === "number" ? nameOf(ev.seat) : "";
-  return who ? fmt(C.event, { name: who, what: M[ev.type] || ev.type }) : (M[ev.type] || ev.type);
+  if (QUIET.has(ev.type)) return null;
+  const what = EV[ev.type] || M[ev.type] || ev.type;
+  const seat = typeof ev.seat === "number" ? ev.seat : typeof ev.winner === "number" ? ev.winner : null;
+  return seat !== null ? fmt(C.event, { name: nameOf(seat), what }) : what;
 }
 
 function onError(msg) {
@@ -206,6 +209,8 @@ function render() {
   renderControls();
   renderResult();
   renderTurnLine();
+  const leave = $("leave-form");
+  if (leave) leave.hidden = frame.status !== "running" || frame.seat === null;
 }
 
 function seatCount() {
