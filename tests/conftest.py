@@ -17,9 +17,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def pytest_configure(config):
     subprocess.run([sys.executable, str(ROOT / "tools" / "compile_messages.py")], check=True,
                    stdout=subprocess.DEVNULL)
-    from config import embedded
     from django.conf import settings
     from django.core.exceptions import ImproperlyConfigured
+
+    from config import embedded
 
     try:
         embedded_redis = settings.REDIS_EMBEDDED
@@ -34,16 +35,21 @@ def pytest_configure(config):
 
 def pytest_unconfigure(config):
     if getattr(config, "_cardroom_started_redis", False):
+        import shutil
+
         from config import embedded
 
         embedded.stop()
+        if embedded.VAR_DIR.parent.name == "test":  # this session's own var/test/<pid>
+            shutil.rmtree(embedded.VAR_DIR, ignore_errors=True)
 
 
 def subprocess_env(**extra: str) -> dict[str, str]:
     """Environment for a platform subprocess (worker, timer, server) sharing the test settings."""
-    from config import embedded
     from django.conf import settings
     from django.db import connection
+
+    from config import embedded
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "platform")])
@@ -113,3 +119,74 @@ def _clear_cache():
     except Exception:  # pragma: no cover - a test may stop Redis on purpose
         pass
     yield
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveStack:
+    """The real platform as subprocesses: uvicorn (ASGI), a Celery worker and the timer process."""
+
+    def __init__(self, *, bot_delay: str = "20,80") -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+        self.extra = {"BOT_DELAY_MS": bot_delay, "DEBUG": "false", "SECURE_SSL_REDIRECT": "false",
+                      "SESSION_COOKIE_SECURE": "false", "CSRF_COOKIE_SECURE": "false"}
+        self.web: subprocess.Popen | None = None
+        self.worker: subprocess.Popen | None = None
+        self.timers: subprocess.Popen | None = None
+
+    def start(self) -> LiveStack:
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> LiveStack:
+        env = subprocess_env(**self.extra)
+        self.web = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port",
+             str(self.port), "--ws", "websockets", "--no-access-log", "--log-level", "warning"],
+            cwd=ROOT, env=env, start_new_session=True)
+        self.start_worker()
+        self.timers = subprocess.Popen([sys.executable, "manage.py", "runtimers", "--interval", "0.1"],
+                                       cwd=ROOT, env=env, start_new_session=True)
+        self._wait_http()
+        return self
+
+    def start_worker(self) -> None:
+        os.environ.update(self.extra)  # start_celery_worker passes os.environ through subprocess_env
+        self.worker = start_celery_worker(concurrency=2, name=f"live{free_port()}")
+
+    def _wait_http(self) -> None:
+        import urllib.request
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(self.url + "/accounts/login/", timeout=2)
+                return
+            except Exception:
+                time.sleep(0.3)
+        raise RuntimeError("uvicorn did not answer within 60 s")
+
+    def stop(self) -> None:
+        for proc in (self.timers, self.worker, self.web):
+            if proc is not None:
+                stop_process(proc)
+
+
+@pytest.fixture
+def live_stack(transactional_db, monkeypatch):
+    for key in ("BOT_DELAY_MS",):
+        monkeypatch.delenv(key, raising=False)
+    stack = LiveStack().start()
+    yield stack
+    stack.stop()

@@ -15,10 +15,12 @@ import time
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-# The test suite keeps its own socket, database file and keys, so it never disturbs (or
-# stops) a platform started with `make run` in the same checkout.
+# Each test session keeps its own socket, database file and keys (var/test/<pid>), so it
+# never disturbs (or stops) a platform started with `make run`, or another test session.
+# Subprocesses started by the tests receive CARDROOM_VAR_DIR explicitly.
 TESTING = "pytest" in sys.modules
-VAR_DIR = Path(os.environ.get("CARDROOM_VAR_DIR") or BASE_DIR / ("var/test" if TESTING else "var"))
+VAR_DIR = Path(os.environ.get("CARDROOM_VAR_DIR") or (
+    BASE_DIR / "var" / "test" / str(os.getpid()) if TESTING else BASE_DIR / "var"))
 SOCKET_PATH = VAR_DIR / "redis.sock"
 PID_PATH = VAR_DIR / "redis.pid"
 

@@ -1,6 +1,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
+
 from rooms.models import Room
 
 

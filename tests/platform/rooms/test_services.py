@@ -1,0 +1,270 @@
+"""The table lifecycle and the move pipeline through rooms.services (no Celery)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from gameworkers.engines import get_engine
+from rooms import selectors, services
+from rooms.errors import TableError
+from rooms.models import Seat, SeatStatus, Table, TableEvent, TableStatus
+
+ROOT = Path(__file__).resolve().parents[3]
+pytestmark = pytest.mark.django_db
+
+
+def _start_two(room, make_user):
+    a, b = make_user(), make_user()
+    table = services.table_open(room=room, host=a)
+    services.table_sit(table_id=table.pk, user=a)
+    services.table_sit(table_id=table.pk, user=b)
+    services.table_start(table_id=table.pk, by=a)
+    table.refresh_from_db()
+    return table, a, b
+
+
+def _act(table: Table, engine, seat: int | None = None) -> None:
+    """One legal move by the seat on turn (the first legal move), through the service."""
+    table.refresh_from_db()
+    due = engine.deadline(table.state)
+    seat = due["seat"] if seat is None else seat
+    if seat is None:
+        table.deadline_at = timezone.now() - timedelta(seconds=1)
+        table.save(update_fields=["deadline_at"])
+        assert services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
+        return
+    move = engine.legal_moves(table.state, seat)[0]
+    services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=table.version)
+
+
+def test_open_publishes_a_commitment_of_a_secret_seed(lembar_room, make_user):
+    table = services.table_open(room=lembar_room, host=make_user())
+    assert table.commitment == hashlib.sha256(bytes.fromhex(table.seed_hex)).hexdigest()
+    doc = selectors.proof_document(table=table)
+    assert doc["commitment"] == table.commitment and "seed" not in doc
+    assert table.seed_hex not in json.dumps(doc)
+    assert TableEvent.objects.get(table=table).kind == "opened"
+
+
+def test_sit_stand_and_seat_rules(lembar_room, make_user):
+    a, b = make_user(), make_user()
+    table = services.table_open(room=lembar_room, host=a)
+    assert services.table_sit(table_id=table.pk, user=a, seat_number=2).number == 2
+    with pytest.raises(TableError) as exc:
+        services.table_sit(table_id=table.pk, user=b, seat_number=2)
+    assert exc.value.code == "seat_taken"
+    with pytest.raises(TableError) as exc:
+        services.table_sit(table_id=table.pk, user=a)
+    assert exc.value.code == "already_seated"
+    for bad in (9, -1, True, "1"):
+        with pytest.raises(TableError) as exc:
+            services.table_sit(table_id=table.pk, user=b, seat_number=bad)
+        assert exc.value.code == "bad_seat"
+    services.table_stand(table_id=table.pk, user=a)
+    assert Seat.objects.get(table=table, user=a).status == SeatStatus.STOOD
+    assert services.table_sit(table_id=table.pk, user=b, seat_number=2).number == 2  # free again
+
+
+def test_start_needs_the_host_below_full_and_compacts_seat_numbers(lembar_room, make_user):
+    host, other, stranger = make_user(), make_user(), make_user()
+    table = services.table_open(room=lembar_room, host=host)
+    services.table_sit(table_id=table.pk, user=host, seat_number=1)
+    with pytest.raises(TableError) as exc:
+        services.table_start(table_id=table.pk, by=host)
+    assert exc.value.code == "not_enough_players"
+    services.table_sit(table_id=table.pk, user=other, seat_number=3)
+    with pytest.raises(TableError) as exc:
+        services.table_start(table_id=table.pk, by=stranger)
+    assert exc.value.code == "not_host"
+    services.table_start(table_id=table.pk, by=host)
+    table.refresh_from_db()
+    assert table.status == TableStatus.RUNNING and table.state["seats"] == 2
+    assert sorted(Seat.objects.filter(table=table).values_list("number", flat=True)) == [0, 1]
+    assert table.deadline_at is not None
+
+
+def test_a_full_table_starts_by_itself(lembar_room, make_user):
+    table = services.table_open(room=lembar_room, host=None, seat_count=2)
+    services.table_sit(table_id=table.pk, user=make_user())
+    services.table_sit(table_id=table.pk, user=make_user())
+    table.refresh_from_db()
+    assert table.status == TableStatus.RUNNING
+
+
+def test_moves_need_the_current_version_and_the_right_seat(lembar_room, make_user):
+    table, a, b = _start_two(lembar_room, make_user)
+    engine = get_engine("lembar")
+    seat = engine.deadline(table.state)["seat"]
+    other = 1 - seat
+    move = engine.legal_moves(table.state, seat)[0]
+    before = table.state
+    with pytest.raises(TableError) as exc:
+        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=5)
+    assert exc.value.code == "stale_version"
+    with pytest.raises(TableError) as exc:
+        services.table_play(table_id=table.pk, seat_number=other, move=move, expected_version=0)
+    assert exc.value.code  # the engine's own code (not your turn / not held)
+    with pytest.raises(TableError) as exc:
+        services.table_play(table_id=table.pk, seat_number=seat, move={**move, "auto": True}, expected_version=0)
+    assert exc.value.code == "malformed"
+    table.refresh_from_db()
+    assert table.state == before and table.version == 0
+    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0) == 1
+    with pytest.raises(TableError) as exc:  # the same move again: a duplicate, never applied twice
+        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0)
+    assert exc.value.code == "stale_version"
+    table.refresh_from_db()
+    assert table.version == 1 == len(table.state["moves"])
+
+
+def test_deadline_fires_once_and_only_when_due(lembar_room, make_user):
+    table, *_ = _start_two(lembar_room, make_user)
+    assert not services.table_fire_deadline(table_id=table.pk, expected_version=0)  # not due yet
+    table.deadline_at = timezone.now() - timedelta(seconds=1)
+    table.save(update_fields=["deadline_at"])
+    assert services.due_tables() == [(table.pk, 0)]
+    assert services.due_tables() == []  # claimed: a second timer does not enqueue it again
+    assert services.table_fire_deadline(table_id=table.pk, expected_version=0)
+    assert not services.table_fire_deadline(table_id=table.pk, expected_version=0)  # version moved on
+    table.refresh_from_db()
+    assert table.version >= 1
+    assert all(m["move"].get("auto") for m in table.state["moves"])
+    seat = table.state["moves"][0]["seat"]
+    assert Seat.objects.get(table=table, number=seat).consecutive_timeouts == 1
+
+
+def test_a_lost_deadline_task_is_claimed_again(lembar_room, make_user):
+    table, *_ = _start_two(lembar_room, make_user)
+    table.deadline_at = timezone.now() - timedelta(seconds=10)
+    table.save(update_fields=["deadline_at"])
+    assert services.due_tables() == [(table.pk, 0)]
+    later = timezone.now() + timedelta(seconds=4)
+    assert services.due_tables(now=later) == [(table.pk, 0)]
+
+
+def test_three_timeouts_in_a_row_remove_a_lembar_player(lembar_room, make_user):
+    a, b, c = make_user(), make_user(), make_user()
+    table = services.table_open(room=lembar_room, host=a, seat_count=3)
+    for u in (a, b, c):
+        services.table_sit(table_id=table.pk, user=u)
+    engine = get_engine("lembar")
+    for _ in range(400):
+        table.refresh_from_db()
+        if table.status != TableStatus.RUNNING or Seat.objects.filter(table=table, status=SeatStatus.REMOVED).exists():
+            break
+        due = engine.deadline(table.state)
+        if due["seat"] == 0 or due["seat"] is None:
+            table.deadline_at = timezone.now() - timedelta(seconds=1)
+            table.save(update_fields=["deadline_at"])
+            services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
+        else:
+            _act(table, engine)
+    removed = Seat.objects.get(table=table, number=0)
+    table.refresh_from_db()
+    if table.status == TableStatus.RUNNING:
+        assert removed.status == SeatStatus.REMOVED
+        assert TableEvent.objects.filter(table=table, kind="removed").exists()
+
+
+def test_host_and_staff_stop_others_cannot(lembar_room, make_user):
+    table, host, other = _start_two(lembar_room, make_user)
+    with pytest.raises(TableError) as exc:
+        services.table_stop(table_id=table.pk, reason="host", by=other)
+    assert exc.value.code == "not_host"
+    with pytest.raises(TableError) as exc:
+        services.table_stop(table_id=table.pk, reason="staff", by=other)
+    assert exc.value.code == "not_staff"
+    services.table_stop(table_id=table.pk, reason="host", by=host)
+    table.refresh_from_db()
+    assert table.status == TableStatus.STOPPED and table.stop_reason == "host"
+    assert selectors.proof_document(table=table)["seed"] == table.seed_hex
+    with pytest.raises(TableError) as exc:
+        services.table_stop(table_id=table.pk, reason="host", by=host)
+    assert exc.value.code == "table_ended"
+
+
+def test_the_last_human_leaving_stops_a_table_as_deserted(lembar_room, make_user, bots):
+    human = make_user()
+    table = services.table_open(room=lembar_room, host=human, seat_count=3)
+    services.table_sit(table_id=table.pk, user=human)
+    services.table_add_bot(table_id=table.pk, by=human)
+    services.table_add_bot(table_id=table.pk, by=human)
+    table.refresh_from_db()
+    assert table.status == TableStatus.RUNNING
+    services.table_stand(table_id=table.pk, user=human)
+    table.refresh_from_db()
+    assert table.status == TableStatus.STOPPED and table.stop_reason == "deserted"
+    assert Seat.objects.get(table=table, user=human).status == SeatStatus.LEFT
+
+
+def test_only_bots_left_before_the_start_closes_the_table(lembar_room, make_user, bots):
+    human = make_user()
+    table = services.table_open(room=lembar_room, host=human, seat_count=3)
+    services.table_sit(table_id=table.pk, user=human)
+    services.table_add_bot(table_id=table.pk, by=human)
+    services.table_stand(table_id=table.pk, user=human)
+    table.refresh_from_db()
+    assert table.status == TableStatus.STOPPED and table.stop_reason == "never_started"
+
+
+def test_room_close_stops_its_tables(lembar_room, make_user):
+    table, *_ = _start_two(lembar_room, make_user)
+    assert services.room_close(room=lembar_room) == 1
+    table.refresh_from_db()
+    assert table.status == TableStatus.STOPPED and table.stop_reason == "room_closed"
+    with pytest.raises(TableError) as exc:
+        services.table_open(room=lembar_room)
+    assert exc.value.code == "room_closed"
+
+
+@pytest.mark.parametrize("game,seats", [("lembar", 3), ("cherki", 3), ("otuzbir", 3), ("baloot", 4)])
+def test_a_whole_game_through_the_services_gives_a_verifiable_proof(game, seats, make_user, tmp_path):
+    from rooms.models import Room
+
+    room = Room.objects.create(name=game, slug=f"{game}-x", game=game, seats=seats, min_seats=seats)
+    users = [make_user() for _ in range(seats)]
+    table = services.table_open(room=room, host=users[0])
+    for u in users:
+        services.table_sit(table_id=table.pk, user=u)
+    engine = get_engine(game)
+    for _ in range(5000):
+        table.refresh_from_db()
+        if table.status != TableStatus.RUNNING:
+            break
+        _act(table, engine)
+    table.refresh_from_db()
+    assert table.status == TableStatus.FINISHED and table.result == engine.result(table.state)
+    frame = selectors.table_frame(table=table, seat_number=0)
+    assert frame["result"] == table.result
+    path = tmp_path / "proof.json"
+    path.write_text(json.dumps(selectors.proof_document(table=table)))
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "verify_proof.py"), str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "OK", out.stdout
+    events = list(TableEvent.objects.filter(table=table).values_list("seq", flat=True))
+    assert events == list(range(1, len(events) + 1))
+    assert len(selectors.replay_frames(table=table)) == table.version + 1
+
+
+def test_frames_never_carry_the_seed_or_other_hands_before_the_end(lembar_room, make_user):
+    table, a, b = _start_two(lembar_room, make_user)
+    engine = get_engine("lembar")
+    for seat in (0, 1):
+        text = json.dumps(selectors.table_frame(table=table, seat_number=seat))
+        assert table.seed_hex not in text
+        hidden = set(engine.hidden_cards(table.state, seat))
+        view = selectors.table_frame(table=table, seat_number=seat)["view"]
+        own = view.get("hand") or []
+        assert not (set(own) - set(engine.all_cards(table.state)))
+        assert len(hidden) > 0
+    spectator = selectors.table_frame(table=table, seat_number=None)
+    assert spectator["legal"] == [] and table.seed_hex not in json.dumps(spectator)
+    assert all(e["payload"].get("seed") is None for e in selectors.public_events(table=table))
