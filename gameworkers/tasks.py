@@ -11,12 +11,12 @@ from celery import shared_task
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
-from rooms import services
-from rooms.errors import TableError
-from rooms.models import Seat, SeatStatus, Table, TableStatus
 
 from gameworkers.bots import get_bot
 from gameworkers.engines import get_engine
+from rooms import services
+from rooms.errors import TableError
+from rooms.models import Seat, SeatStatus, Table, TableStatus
 
 log = logging.getLogger(__name__)
 

@@ -6,6 +6,7 @@ from channels.auth import AuthMiddlewareStack
 from channels.routing import URLRouter
 from channels.security.websocket import OriginValidator
 from django.conf import settings
+
 from rooms.routing import websocket_urlpatterns as rooms_ws
 
 websocket_urlpatterns: list = [*rooms_ws]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from core.api import ApiError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -10,6 +9,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api import ApiError
 from rooms import selectors, services
 from rooms.errors import TableError
 from rooms.models import Room, StopReason, Table, TableStatus

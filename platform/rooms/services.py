@@ -14,8 +14,6 @@ from datetime import UTC, datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
-from wallets import table_money
-from wallets.errors import WalletError
 
 from gameworkers.engines import IllegalMove, fairness, get_engine
 from rooms.errors import TableError
@@ -30,6 +28,8 @@ from rooms.models import (
     TableEvent,
     TableStatus,
 )
+from wallets import table_money
+from wallets.errors import WalletError
 
 MAX_AUTO_STEPS = 50  # bound on automatic moves applied in one deadline firing
 

@@ -1,7 +1,8 @@
 import pytest
-from accounts import services
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+
+from accounts import services
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()

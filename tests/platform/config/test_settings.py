@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from config.settings import celery_url
 
 ROOT = Path(__file__).resolve().parents[3]

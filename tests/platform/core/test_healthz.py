@@ -1,6 +1,7 @@
 import pytest
-from core import health
 from django.urls import reverse
+
+from core import health
 
 
 @pytest.mark.django_db

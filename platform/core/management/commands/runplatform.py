@@ -11,9 +11,10 @@ import subprocess
 import sys
 import time
 
-from config import embedded
 from django.conf import settings
 from django.core.management.base import BaseCommand
+
+from config import embedded
 
 
 class Command(BaseCommand):

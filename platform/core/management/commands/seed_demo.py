@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import os
 
-from accounts.models import User
-from accounts.services import bot_create, user_create
 from django.core.management.base import BaseCommand
 from django.db import transaction
+
+from accounts.models import User
+from accounts.services import bot_create, user_create
 from rooms.models import Room
 
 ROOMS = [
