@@ -13,7 +13,9 @@ environment enforces by its rules (draw is legal only without a playable card), 
 like-for-like figure for the ratio against RLCard (optional dependency: ``pip install rlcard``).
 
 All contenders run interleaved in round-robin slices of ``--slice`` seconds, so a busy shared
-machine slows them alike and the ratios stay fair. ``--seconds`` is each contender's total.
+machine slows them alike and the ratios stay fair. ``--seconds`` is each contender's total (wall).
+Games per CPU-second (``time.process_time``) is reported too: on a shared machine it leaves out
+the time the process waited for a core.
 A benchmark, not a test: run it once; ``--quick`` plays 1 game per engine and skips RLCard.
 """
 
@@ -77,6 +79,7 @@ class Contender:
     def __init__(self) -> None:
         self.games = self.deals = self.moves = 0
         self.elapsed = 0.0
+        self.cpu = 0.0
 
     def one_game(self) -> tuple[int, int]:  # pragma: no cover - abstract
         """Play one game; return (deals, moves)."""
@@ -84,6 +87,7 @@ class Contender:
 
     def run(self, seconds: float, max_games: int | None = None) -> None:
         start = time.perf_counter()
+        cpu_start = time.process_time()
         while True:
             deals, moves = self.one_game()
             self.games += 1
@@ -93,12 +97,15 @@ class Contender:
             if (max_games is not None and self.games >= max_games) or (max_games is None and spent >= seconds):
                 break
         self.elapsed += spent
+        self.cpu += time.process_time() - cpu_start
 
     def row(self) -> dict:
         e = self.elapsed or 1e-9
         return {"engine": self.label, "seats": self.seats, "policy": self.policy, "games": self.games,
-                "seconds": round(self.elapsed, 3), "games_per_s": self.games / e,
-                "deals_per_s": self.deals / e, "moves_per_game": self.moves / max(self.games, 1)}
+                "seconds": round(self.elapsed, 3), "cpu_seconds": round(self.cpu, 3),
+                "games_per_s": self.games / e, "deals_per_s": self.deals / e,
+                "games_per_cpu_s": self.games / (self.cpu or 1e-9),
+                "moves_per_game": self.moves / max(self.games, 1)}
 
 
 class EngineContender(Contender):
@@ -166,17 +173,21 @@ def main(argv: list[str] | None = None) -> int:
     rows = [c.row() for c in contenders]
     ratios = {}
     if uno is not None and uno.games:
-        uno_rate = uno.row()["games_per_s"]
+        uno_row = uno.row()
         for r in rows:
             if r["engine"] == "lembar":
-                ratios[f"lembar {r['policy']} / rlcard-uno games/s"] = r["games_per_s"] / uno_rate
+                ratios[f"lembar {r['policy']} / rlcard-uno games/s (wall)"] = r["games_per_s"] / uno_row["games_per_s"]
+                ratios[f"lembar {r['policy']} / rlcard-uno games per CPU-second"] = (
+                    r["games_per_cpu_s"] / uno_row["games_per_cpu_s"])
     if args.json:
         print(json.dumps({"rows": rows, "ratios": ratios, "note": note}, indent=2))
         return 0
-    print(f"{'engine':<18} {'seats':>5} {'policy':<13} {'games':>7} {'games/s':>9} {'deals/s':>9} {'moves/game':>10}")
+    print(f"{'engine':<18} {'seats':>5} {'policy':<13} {'games':>7} {'games/s':>9} {'deals/s':>9} "
+          f"{'games/cpu-s':>11} {'moves/game':>10}")
     for r in rows:
         print(f"{r['engine']:<18} {r['seats']:>5} {r['policy']:<13} {r['games']:>7} "
-              f"{r['games_per_s']:>9.1f} {r['deals_per_s']:>9.1f} {r['moves_per_game']:>10.1f}")
+              f"{r['games_per_s']:>9.1f} {r['deals_per_s']:>9.1f} {r['games_per_cpu_s']:>11.1f} "
+              f"{r['moves_per_game']:>10.1f}")
     if note:
         print(note)
     for k, v in ratios.items():
