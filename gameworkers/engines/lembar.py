@@ -573,7 +573,12 @@ class LembarEngine(Engine):
         seq = len(moves) + 1
         s["moves"] = [*moves, {"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms}]
         events: list[Event] = []
-        counted = self._own_or_auto(s, state, seat, auto, events)
+        if auto:
+            counted = self._own_or_auto(s, state, seat, auto, events)
+        else:
+            counted = False
+            if state["timeouts"][seat]:
+                _w(s, state, "timeouts")[seat] = 0
         stock = state["stock"]
         if stock and state["calls"][seat] is None:
             # Hot path: a card on the stock, no call status to reset.
@@ -596,7 +601,7 @@ class LembarEngine(Engine):
         else:
             hand = s["hands"][seat]
             card = hand[-1]
-            if is_playable(card, s["pile"][-1], s["motif"], hand):
+            if MOTIF_OF[card] == s["motif"] or is_playable(card, s["pile"][-1], s["motif"], hand):
                 s["phase"] = "drawn"
                 s["drawn"] = card
                 # An automatic turn continues at once with the play of the drawn card.
