@@ -54,3 +54,20 @@ def table_changed(table_id: int, *, version: int, events: list[dict], seats_chan
         send(watch_group(table_id), {"type": "table.state", "frame": selectors.table_frame(table=table, seat_number=None)})
     except Exception:  # the layer is lossy by contract; clients resync on a version gap
         log.exception("broadcast for table %s failed", table_id)
+
+
+def user_group(user_id: int) -> str:
+    return f"user.{user_id}"
+
+
+def close_user_sockets(sender, request=None, user=None, **kwargs) -> None:
+    """Logging out closes every table socket of that user (they were authenticated by the session)."""
+    if user is None:
+        return
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(user_group(user.pk), {"type": "user.logout"})
+    except Exception:
+        log.exception("could not close sockets of user %s", user.pk)

@@ -44,14 +44,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.last_refill = time.monotonic()
         await self.accept()
         await self._join_groups()
-        await self.channel_layer.group_add(f"user.{user.pk}", self.channel_name)
+        await self.channel_layer.group_add(broadcast.user_group(user.pk), self.channel_name)
         await self._send_snapshot()
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if hasattr(self, "user"):
-            await self.channel_layer.group_discard(f"user.{self.user.pk}", self.channel_name)
+            await self.channel_layer.group_discard(broadcast.user_group(self.user.pk), self.channel_name)
 
     # ----- incoming ---------------------------------------------------------------
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:

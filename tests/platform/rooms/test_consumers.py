@@ -1,0 +1,142 @@
+"""The table websocket in process (channels' communicator) with the real Redis channel layer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from accounts.services import user_create
+from config.asgi import application
+from rooms import services
+from rooms.models import Room, Table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def enqueued(monkeypatch):
+    from gameworkers import tasks
+
+    calls: list = []
+    monkeypatch.setattr(tasks, "enqueue_move", lambda *a: calls.append(a))
+    monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
+    return calls
+
+
+def _session_cookie(user) -> bytes:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def _connect(table_id: int, cookie: bytes | None, origin: bytes = b"http://127.0.0.1"):
+    headers = [(b"origin", origin)]
+    if cookie:
+        headers.append((b"cookie", cookie))
+    comm = WebsocketCommunicator(application, f"/ws/tables/{table_id}/", headers=headers)
+    connected, code = await comm.connect(timeout=10)
+    return comm, connected, code
+
+
+def _setup():
+    room = Room.objects.create(name="WS", slug="ws", game="lembar", seats=2, min_seats=2)
+    a = user_create(username="wa", password="pass-word-123")
+    b = user_create(username="wb", password="pass-word-123")
+    watcher = user_create(username="ww", password="pass-word-123")
+    table = services.table_open(room=room, host=a)
+    services.table_sit(table_id=table.pk, user=a)
+    services.table_sit(table_id=table.pk, user=b)
+    return Table.objects.get(pk=table.pk), a, b, watcher
+
+
+async def test_refuses_no_session_and_wrong_origin(enqueued):
+    table, a, *_ = await sync_to_async(_setup)()
+    comm, connected, code = await _connect(table.pk, None)
+    assert not connected and code == 4401
+    cookie = await sync_to_async(_session_cookie)(a)
+    comm, connected, _ = await _connect(table.pk, cookie, origin=b"http://evil.example")
+    assert not connected
+    comm, connected, code = await _connect(999999, cookie)
+    assert not connected and code == 4404
+
+
+async def test_snapshot_on_connect_is_the_seats_own_view(enqueued):
+    table, a, b, watcher = await sync_to_async(_setup)()
+    comm, connected, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(a))
+    assert connected
+    frame = await comm.receive_json_from(timeout=10)
+    assert frame["type"] == "state" and frame["seat"] == 0 and frame["version"] == 0
+    assert frame["view"]["seat"] == 0 and table.seed_hex not in json.dumps(frame)
+    await comm.disconnect()
+    comm, connected, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(watcher))
+    frame = await comm.receive_json_from(timeout=10)
+    assert frame["seat"] is None and frame["legal"] == []
+    await comm.send_json_to({"type": "move", "move": {"type": "draw"}, "version": 0, "id": "x1"})
+    error = await comm.receive_json_from(timeout=10)
+    assert error == {**error, "type": "error", "code": "not_seated", "id": "x1"}
+    assert enqueued == []
+    await comm.disconnect()
+
+
+@pytest.mark.parametrize("payload,code", [
+    ("not json", "malformed"),
+    ("[1, 2]", "malformed"),
+    (json.dumps({"type": "move", "move": "draw", "version": 0}), "malformed"),
+    (json.dumps({"type": "move", "move": {"type": "draw"}, "version": "0"}), "malformed"),
+    (json.dumps({"type": "move", "move": {"type": "draw"}, "version": True}), "malformed"),
+    (json.dumps({"type": "move", "move": {"type": "draw", "auto": True}, "version": 0}), "malformed"),
+    (json.dumps({"type": "move", "move": {"type": "draw"}, "version": 0, "id": "x" * 65}), "malformed"),
+    (json.dumps({"type": "hack"}), "unknown_type"),
+    (json.dumps({"type": "move", "move": {"type": "x" * 5000}, "version": 0}), "too_large"),
+])
+async def test_bad_envelopes_get_error_frames_and_change_nothing(enqueued, payload, code):
+    table, a, *_ = await sync_to_async(_setup)()
+    comm, _, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(a))
+    await comm.receive_json_from(timeout=10)
+    await comm.send_to(text_data=payload)
+    error = await comm.receive_json_from(timeout=10)
+    assert error["type"] == "error" and error["code"] == code and error["message"]
+    assert enqueued == []
+    fresh = await sync_to_async(Table.objects.get)(pk=table.pk)
+    assert fresh.version == 0 and fresh.state == table.state
+    await comm.disconnect()
+
+
+async def test_too_fast_messages_are_rate_limited(enqueued):
+    table, a, *_ = await sync_to_async(_setup)()
+    comm, _, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(a))
+    await comm.receive_json_from(timeout=10)
+    for i in range(12):
+        await comm.send_json_to({"type": "ping", "id": i})
+    replies = [await comm.receive_json_from(timeout=10) for _ in range(12)]
+    assert any(r.get("code") == "rate_limited" for r in replies)
+    assert sum(1 for r in replies if r["type"] == "pong") <= 9
+    await comm.disconnect()
+
+
+async def test_a_valid_looking_move_goes_to_celery_with_the_senders_seat(enqueued):
+    table, a, b, _ = await sync_to_async(_setup)()
+    comm, _, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(b))
+    await comm.receive_json_from(timeout=10)
+    await comm.send_json_to({"type": "move", "move": {"type": "draw"}, "version": 3, "id": "m1"})
+    await comm.receive_nothing(timeout=0.3)
+    assert len(enqueued) == 1
+    table_id, seat, version, move, client_id, _channel = enqueued[0]
+    assert (table_id, seat, version, move, client_id) == (table.pk, 1, 3, {"type": "draw"}, "m1")
+    await comm.disconnect()
+
+
+async def test_logging_out_closes_the_users_sockets(enqueued):
+    table, a, *_ = await sync_to_async(_setup)()
+    client = Client()
+    await sync_to_async(client.force_login)(a)
+    cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+    comm, connected, _ = await _connect(table.pk, cookie)
+    await comm.receive_json_from(timeout=10)
+    await sync_to_async(client.post)("/accounts/logout/")
+    output = await comm.receive_output(timeout=10)
+    assert output["type"] == "websocket.close" and output.get("code") == 4401
