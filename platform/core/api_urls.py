@@ -3,6 +3,7 @@
 from accounts import api as accounts_api
 from django.urls import path
 from rooms import api as rooms_api
+from wallets import api as wallets_api
 
 urlpatterns = [
     path("me/", accounts_api.MeView.as_view(), name="api-me"),
@@ -15,4 +16,6 @@ urlpatterns = [
     path("tables/<int:pk>/stop/", rooms_api.TableStopView.as_view(), name="api-table-stop"),
     path("tables/<int:pk>/events/", rooms_api.TableEventsView.as_view(), name="api-table-events"),
     path("tables/<int:pk>/proof.json", rooms_api.TableProofView.as_view(), name="api-table-proof"),
+    path("wallet/", wallets_api.WalletView.as_view(), name="api-wallet"),
+    path("wallet/history/", wallets_api.WalletHistoryView.as_view(), name="api-wallet-history"),
 ]

@@ -9,7 +9,6 @@ class WalletsConfig(AppConfig):
     def ready(self) -> None:
         from accounts.selectors import PROFILE_SECTIONS
         from accounts.signals import user_created
-
         from wallets import receivers, selectors
 
         if selectors.profile_section not in PROFILE_SECTIONS:

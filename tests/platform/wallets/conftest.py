@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from accounts.services import bot_create, user_create
 from rooms.models import Room
 

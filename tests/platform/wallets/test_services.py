@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
+
 from wallets import selectors, services
 from wallets.checks import ledger_problems
 from wallets.errors import WalletError
