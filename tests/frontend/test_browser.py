@@ -79,12 +79,12 @@ def test_sign_up_and_switch_language(page):
     page.wait_for_url("**/")
     assert page.locator("h1").first.inner_text() == "Lobby"
     screenshot(page, "lobby")
-    page.select_option("#language-select", "tr")
-    page.wait_for_load_state("load")
+    with page.expect_navigation():
+        page.select_option("#language-select", "tr")
     assert page.get_attribute("html", "lang") == "tr"
     assert page.locator("h1").first.inner_text() != "Lobby"
-    page.select_option("#language-select", "id")
-    page.wait_for_load_state("load")
+    with page.expect_navigation():
+        page.select_option("#language-select", "id")
     assert page.get_attribute("html", "lang") == "id"
     assert page.locator("button[data-action=play-bots]").first.inner_text() != "Play against bots"
 
