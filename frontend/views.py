@@ -9,13 +9,13 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
+
+from frontend import labels
+from frontend import selectors as fe_selectors
 from rooms import selectors as room_selectors
 from rooms import services as room_services
 from rooms.errors import TableError
 from rooms.models import Room, SeatStatus, Table, TableStatus
-
-from frontend import labels
-from frontend import selectors as fe_selectors
 
 GAMES = ("lembar", "baloot", "cherki", "otuzbir")
 

@@ -1,0 +1,139 @@
+"""Views of the front end with Django's test client (no browser, no Celery: bot turns are not queued)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from accounts.services import bot_create, user_create
+from rooms import services
+from rooms.models import Room, Table, TableStatus
+
+
+@pytest.fixture(autouse=True)
+def no_bot_turns(monkeypatch):
+    from gameworkers import tasks
+
+    monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
+    monkeypatch.setattr(tasks.fire_deadline, "delay", lambda *a, **k: None)
+
+
+@pytest.fixture
+def player(db):
+    return user_create(username="pia", password="pass-word-123", display_name="Pia")
+
+
+@pytest.fixture
+def bots(db):
+    return [bot_create(username=f"b{i}", display_name=f"B{i}", style="careful", description="x") for i in range(4)]
+
+
+@pytest.fixture
+def room(db):
+    return Room.objects.create(name="L", slug="l", game="lembar", seats=3, min_seats=2, turn_seconds=20)
+
+
+@pytest.fixture
+def client_in(client, player):
+    client.force_login(player)
+    return client
+
+
+def test_lobby_lists_rooms_with_stake_timer_seats_and_players(client_in, room):
+    html = client_in.get("/").content.decode()
+    assert 'data-room="l"' in html and "20 s" in html and "Play against bots" in html and "Private table" in html
+    assert "Tournaments" not in html  # no tournaments app yet
+
+
+def test_lobby_needs_login(client, db):
+    assert client.get("/").status_code == 302
+
+
+def test_play_against_bots_opens_a_running_table(client_in, room, bots, player):
+    response = client_in.post("/rooms/l/bots/")
+    table = Table.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/tables/{table.pk}/"
+    assert table.status == TableStatus.RUNNING and table.host == player
+    page = client_in.get(f"/tables/{table.pk}/").content.decode()
+    assert 'data-game="lembar"' in page and "/ws/tables/" in page and 'id="labels"' in page
+
+
+def test_private_table_invite_add_bot_and_start(client, client_in, room, bots, player, db):
+    client_in.post("/rooms/l/private/")
+    table = Table.objects.get()
+    assert table.is_private and table.status == TableStatus.OPEN
+    page = client_in.get(f"/tables/{table.pk}/").content.decode()
+    assert f"?invite={table.invite_code}" in page
+    client_in.post(f"/tables/{table.pk}/add-bot/")
+    assert table.seats.count() == 2
+    # A stranger needs the invite code to see or join the table.
+    other = user_create(username="otto", password="pass-word-123")
+    client.force_login(other)
+    assert client.get(f"/tables/{table.pk}/").status_code == 404
+    assert client.get(f"/tables/{table.pk}/?invite={table.invite_code}").status_code == 200
+    client.post(f"/tables/{table.pk}/sit/", {"invite": table.invite_code})
+    table.refresh_from_db()
+    assert table.status == TableStatus.RUNNING  # the third seat filled it
+
+
+def test_host_starts_with_the_minimum(client_in, room, bots):
+    client_in.post("/rooms/l/private/")
+    table = Table.objects.get()
+    client_in.post(f"/tables/{table.pk}/add-bot/")
+    client_in.post(f"/tables/{table.pk}/start/")
+    table.refresh_from_db()
+    assert table.status == TableStatus.RUNNING
+
+
+def test_errors_come_back_as_translated_messages(client_in, room, bots):
+    client_in.post("/rooms/l/private/")
+    table = Table.objects.get()
+    response = client_in.post(f"/tables/{table.pk}/start/", follow=True)
+    assert "Not enough players are seated to start." in response.content.decode()
+
+
+def test_proof_page_and_document_before_and_after_the_end(client_in, room, bots, player):
+    table = services.play_with_bots(room=room, user=player)
+    doc = json.loads(client_in.get(f"/tables/{table.pk}/proof.json").content)
+    assert doc["commitment"] == table.commitment and "seed" not in doc
+    page = client_in.get(f"/tables/{table.pk}/proof").content.decode()
+    assert table.commitment in page and "js/proof.js" not in page
+    services.table_stop(table_id=table.pk, reason="host", by=player)
+    doc = json.loads(client_in.get(f"/tables/{table.pk}/proof.json").content)
+    assert doc["seed"] and doc["shuffles"]
+    assert "js/proof.js" in client_in.get(f"/tables/{table.pk}/proof").content.decode()
+
+
+def test_replay_only_after_the_end(client_in, room, bots, player):
+    table = services.play_with_bots(room=room, user=player)
+    assert client_in.get(f"/tables/{table.pk}/replay").status_code == 404
+    services.table_stop(table_id=table.pk, reason="host", by=player)
+    page = client_in.get(f"/tables/{table.pk}/replay").content.decode()
+    assert 'id="replay-frames"' in page
+
+
+@pytest.mark.parametrize("game,seats", [("baloot", 4), ("cherki", 3), ("otuzbir", 3)])
+def test_every_game_has_a_table_page_and_rules(client_in, bots, player, game, seats):
+    room = Room.objects.create(name=game, slug=game, game=game, seats=seats, min_seats=2 if game != "baloot" else 4)
+    table = services.play_with_bots(room=room, user=player)
+    page = client_in.get(f"/tables/{table.pk}/").content.decode()
+    assert f'data-game="{game}"' in page and 'class="rules-body"' in page
+
+
+@pytest.mark.parametrize("lang,word", [("id", "Aturan"), ("ms", "Peraturan"), ("tr", "Kurallar")])
+def test_table_page_and_labels_are_translated(client_in, room, bots, player, lang, word):
+    table = services.play_with_bots(room=room, user=player)
+    client_in.cookies["django_language"] = lang
+    page = client_in.get(f"/tables/{table.pk}/", HTTP_ACCEPT_LANGUAGE=lang).content.decode()
+    assert word in page
+    labels = json.loads(page.split('<script id="labels" type="application/json">')[1].split("</script>")[0])
+    assert labels["common"]["your_turn"] != "Your turn"
+    assert labels["errors"]["not_your_turn"] != "It is not your turn."
+
+
+def test_profile_lists_recent_tables(client_in, room, bots, player):
+    table = services.play_with_bots(room=room, user=player)
+    services.table_stop(table_id=table.pk, reason="host", by=player)
+    page = client_in.get("/accounts/profile/").content.decode()
+    assert f"/tables/{table.pk}/replay" in page
