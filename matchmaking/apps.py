@@ -1,0 +1,17 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class MatchmakingConfig(AppConfig):
+    name = "matchmaking"
+    verbose_name = _("Matchmaking")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from accounts.selectors import PROFILE_SECTIONS
+        from matchmaking import receivers, selectors
+        from rooms.signals import table_finished
+
+        if selectors.profile_ratings not in PROFILE_SECTIONS:
+            PROFILE_SECTIONS.append(selectors.profile_ratings)
+        table_finished.connect(receivers.rate_finished_table, dispatch_uid="matchmaking.rate_finished_table")

@@ -1,0 +1,14 @@
+"""One error type for queue operations, with stable codes ({code, message}) like rooms.errors."""
+
+from __future__ import annotations
+
+
+class QueueError(Exception):
+    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}

@@ -1,0 +1,486 @@
+"""Quick-play queues, the matcher, play-again parties, private tables and ratings.
+
+Every seat is taken through ``rooms.services`` (which holds the table's row lock and runs the
+money hooks); a money refusal there (``insufficient_funds`` ...) refuses that player's queue
+entry with the same code. Pushes and task enqueues run after commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from collections import defaultdict
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from openskill.models import PlackettLuce
+
+from matchmaking import conf, planner
+from matchmaking.errors import QueueError
+from matchmaking.models import (
+    ACTIVE_STATUSES,
+    DEFAULT_MU,
+    EntryStatus,
+    Match,
+    MatchStatus,
+    QueueEntry,
+    Rating,
+    RatingChange,
+)
+from rooms import services as rooms_services
+from rooms.errors import TableError
+from rooms.models import Room, Seat, SeatStatus, StopReason, Table, TableStatus
+
+log = logging.getLogger(__name__)
+
+# Table errors that concern the room or table, not the player who happened to be sitting down.
+TABLE_WIDE_CODES = {"room_closed", "bad_seat_count", "bad_options", "no_such_table", "table_not_open"}
+# Codes that refuse the whole group (nobody can be seated in this room now).
+ROOM_REFUSAL_CODES = {"room_closed"}
+PENDING_RETRY_S = 30  # a match still pending after this is handed to a worker again
+INVITE_CODE = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+
+
+def _after_commit(fn, *args) -> None:
+    transaction.on_commit(lambda: fn(*args))
+
+
+def _push_entries(entry_ids: list[int]) -> None:
+    from matchmaking import broadcast
+
+    broadcast.push_entries(entry_ids)
+
+
+def _kick() -> None:
+    from matchmaking import tasks
+
+    tasks.kick_matcher(force=True)
+
+
+def _enqueue_seat(match_ids: list[int]) -> None:
+    from matchmaking import tasks
+
+    for match_id in match_ids:
+        tasks.enqueue_seat_match(match_id)
+
+
+def _enqueue_room_push(room_ids: list[int]) -> None:
+    from matchmaking import tasks
+
+    for room_id in room_ids:
+        tasks.enqueue_room_push(room_id)
+
+
+# ----- joining and leaving -----------------------------------------------------------------
+
+def mu_for(*, user, game: str) -> float:
+    return Rating.objects.filter(user=user, game=game).values_list("mu", flat=True).first() or DEFAULT_MU
+
+
+def _check_can_queue(*, room: Room, user) -> None:
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise QueueError("not_authenticated", "Log in to play.", status=401)
+    if user.is_bot:
+        raise QueueError("bots_cannot_queue", "Bots are seated by the matcher, they do not queue.", status=403)
+    if not room.is_open:
+        raise QueueError("room_closed", "This room is closed.", status=409)
+    seats = Seat.objects.filter(user=user, status=SeatStatus.SEATED, table__room=room)
+    if seats.filter(table__status=TableStatus.RUNNING).exists():
+        raise QueueError("already_playing", "You are already playing a game in this room.", status=409)
+    if seats.filter(table__status=TableStatus.OPEN).exists():
+        raise QueueError("already_seated", "You are already seated at a table in this room.", status=409)
+
+
+def queue_join(*, room: Room, user, party: str = "", now: datetime | None = None) -> QueueEntry:
+    """Join a room's quick-play queue (one active entry per player, whatever the room)."""
+    _check_can_queue(room=room, user=user)
+    active = QueueEntry.objects.filter(user=user, status__in=ACTIVE_STATUSES).select_related("room").first()
+    if active is not None:
+        raise _already_queued(active, room)
+    try:
+        with transaction.atomic():
+            entry = QueueEntry.objects.create(room=room, user=user, party=party, joined_at=now or timezone.now(),
+                                              rating=mu_for(user=user, game=room.game))
+    except IntegrityError:
+        active = QueueEntry.objects.filter(user=user, status__in=ACTIVE_STATUSES).select_related("room").first()
+        raise _already_queued(active, room) from None
+    _after_commit(_push_entries, [entry.pk])
+    _after_commit(_kick)
+    return entry
+
+
+def _already_queued(active: QueueEntry | None, room: Room) -> QueueError:
+    if active is not None and active.room_id != room.pk:
+        return QueueError("already_queued", f"You are already queued in {active.room.name}; leave it first.",
+                          status=409)
+    return QueueError("already_queued", "You are already in this queue.", status=409)
+
+
+def queue_leave(*, user) -> QueueEntry:
+    """Leave the queue (also while being seated: the rest of the group goes back to waiting)."""
+    with transaction.atomic():
+        entry = (QueueEntry.objects.select_for_update().filter(user=user, status__in=ACTIVE_STATUSES)
+                 .first() if getattr(user, "is_authenticated", False) else None)
+        if entry is None:
+            raise QueueError("not_queued", "You are not in a queue.", status=409)
+        entry.status = EntryStatus.LEFT
+        entry.ended_at = timezone.now()
+        entry.save(update_fields=["status", "ended_at"])
+    _after_commit(_push_entries, [entry.pk])
+    _after_commit(_enqueue_room_push, [entry.room_id])
+    return entry
+
+
+# ----- the matcher ---------------------------------------------------------------------------
+
+def _bots_available() -> int:
+    from accounts.models import User
+
+    return User.objects.filter(is_bot=True, is_active=True).count()
+
+
+def _gaps() -> planner.Gaps:
+    return planner.Gaps(conf.BASE_GAP, conf.GAP_PER_SECOND, conf.MAX_GAP)
+
+
+def match_pass(*, now: datetime | None = None) -> list[int]:
+    """One batched pass over every waiting entry: form groups, mark them matching, seat after commit.
+
+    Waiting rows are locked with ``SELECT ... FOR UPDATE SKIP LOCKED``: a second matcher running
+    at the same time sees none of the rows this one holds; the state change is a conditional
+    update (waiting -> matching) checked row for row, and the partial unique constraint allows
+    one active entry per player. Returns the ids of the matches formed.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        rows = list(QueueEntry.objects.select_for_update(skip_locked=True)
+                    .filter(status=EntryStatus.WAITING)
+                    .values_list("pk", "room_id", "party", "rating", "joined_at"))
+        if not rows:
+            _retry_pending(now)
+            return []
+        rooms = Room.objects.in_bulk({r[1] for r in rows})
+        bots = _bots_available()
+        by_room: dict[int, dict[str, planner.Unit]] = defaultdict(dict)
+        for pk, room_id, party, rating, joined_at in rows:
+            waited = (now - joined_at).total_seconds()
+            units = by_room[room_id]
+            key = party or f"#{pk}"
+            unit = units.get(key)
+            if unit is None:
+                units[key] = planner.Unit([pk], rating, waited, 1, party)
+            else:
+                unit.rating = (unit.rating * unit.size + rating) / (unit.size + 1)
+                unit.entries.append(pk)
+                unit.size += 1
+                unit.waited = max(unit.waited, waited)
+        planned: list[tuple[Room, planner.Group]] = []
+        gaps = _gaps()
+        for room_id, units in by_room.items():
+            room = rooms[room_id]
+            if not room.is_open:
+                continue
+            rules = planner.RoomRules(seats=room.seats, min_seats=room.min_seats,
+                                      fill_delay_s=0 if room.bots_only else room.fill_delay_seconds,
+                                      bots_only=room.bots_only, bots_available=bots,
+                                      bot_tables=conf.BOT_TABLES)
+            planned += [(room, g) for g in planner.plan_room(list(units.values()), rules, gaps)]
+        if not planned:
+            _retry_pending(now)
+            return []
+        matches = Match.objects.bulk_create(
+            [Match(room=room, seat_count=g.seat_count, bots=g.bots) for room, g in planned])
+        for match, (_room, group) in zip(matches, planned, strict=True):
+            ids = group.entries
+            changed = QueueEntry.objects.filter(pk__in=ids, status=EntryStatus.WAITING).update(
+                status=EntryStatus.MATCHING, match=match)
+            if changed != len(ids):  # cannot happen while we hold the row locks; refuse to guess
+                raise RuntimeError(f"queue entries {ids} changed under the matcher")
+        _retry_pending(now)
+        match_ids = [m.pk for m in matches]
+        _after_commit(_enqueue_seat, match_ids)
+    return match_ids
+
+
+def _retry_pending(now: datetime) -> None:
+    stale = list(Match.objects.filter(status=MatchStatus.PENDING, created_at__lt=now - timedelta(
+        seconds=PENDING_RETRY_S)).values_list("pk", flat=True)[:200])
+    if stale:
+        _after_commit(_enqueue_seat, stale)
+
+
+def pick_bots(*, game: str, count: int, exclude: set[int], rng: random.Random | None = None) -> list:
+    """``count`` distinct bots with as many different styles as possible (the game's own styles first)."""
+    from accounts.models import User
+    from gameworkers.bots import styles
+
+    if count <= 0:
+        return []
+    rng = rng or random.Random()
+    known = set(styles(game))
+    by_style: dict[str, list] = defaultdict(list)
+    for bot in User.objects.filter(is_bot=True, is_active=True).exclude(pk__in=exclude):
+        by_style[bot.bot_style].append(bot)
+    style_order = list(by_style)
+    rng.shuffle(style_order)
+    style_order.sort(key=lambda s: s not in known)  # stable: the game's styles first, shuffled within
+    for pool in by_style.values():
+        rng.shuffle(pool)
+    chosen: list = []
+    while len(chosen) < count and any(by_style.values()):
+        for style in style_order:
+            if by_style[style] and len(chosen) < count:
+                chosen.append(by_style[style].pop())
+    return chosen
+
+
+def seat_match(*, match_id: int) -> Match | None:
+    """Open the match's table and seat its players, then bots; idempotent (a re-run does nothing)."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        if match is None or match.status != MatchStatus.PENDING:
+            return match
+        room = Room.objects.get(pk=match.room_id)
+        entries = list(QueueEntry.objects.select_for_update().filter(match=match)
+                       .select_related("user").order_by("joined_at", "pk"))
+        active = [e for e in entries if e.status == EntryStatus.MATCHING]
+        if not active or len(active) < len(entries):
+            _fail_match(match, active, refused=None, code="player_left")
+            return match
+        current: QueueEntry | None = None
+        try:
+            with transaction.atomic():
+                table = rooms_services.table_open(room=room, seat_count=match.seat_count)
+                for entry in active:
+                    current = entry
+                    _check_can_queue(room=room, user=entry.user)
+                    rooms_services.table_sit(table_id=table.pk, user=entry.user)
+                current = None
+                humans = {e.user_id for e in active}
+                for bot in pick_bots(game=room.game, count=match.bots, exclude=humans):
+                    rooms_services.table_sit(table_id=table.pk, user=bot)
+        except (TableError, QueueError) as exc:
+            if exc.code in ROOM_REFUSAL_CODES:
+                _fail_match(match, active, refused=active, code=exc.code, message=exc.message)
+            elif current is not None and exc.code not in TABLE_WIDE_CODES:
+                _fail_match(match, active, refused=[current], code=exc.code, message=exc.message)
+            else:
+                log.warning("match %s could not be seated: %s", match.pk, exc.code)
+                _fail_match(match, active, refused=None, code=exc.code)
+            return match
+        now = timezone.now()
+        QueueEntry.objects.filter(pk__in=[e.pk for e in active]).update(
+            status=EntryStatus.SEATED, table=table, ended_at=now)
+        match.status = MatchStatus.SEATED
+        match.table = table
+        match.done_at = now
+        match.save(update_fields=["status", "table", "done_at"])
+        _after_commit(_push_entries, [e.pk for e in entries])
+        _after_commit(_enqueue_room_push, [room.pk])
+    return match
+
+
+def _fail_match(match: Match, active: list[QueueEntry], *, refused: list[QueueEntry] | None, code: str,
+                message: str = "") -> None:
+    """Refuse ``refused`` entries with ``code``; every other active entry waits again (keeping its place)."""
+    now = timezone.now()
+    refused_ids = {e.pk for e in refused or []}
+    for entry in active:
+        if entry.pk in refused_ids:
+            entry.status = EntryStatus.REFUSED
+            entry.error_code = code[:40]
+            entry.error_message = (message or code)[:200]
+            entry.ended_at = now
+        else:  # back to waiting with its original joined_at: it keeps its place
+            entry.status = EntryStatus.WAITING
+            entry.match = None
+    QueueEntry.objects.bulk_update(active, ["status", "error_code", "error_message", "ended_at", "match"])
+    match.status = MatchStatus.FAILED
+    match.error_code = code[:40]
+    match.done_at = now
+    match.save(update_fields=["status", "error_code", "done_at"])
+    _after_commit(_push_entries, [e.pk for e in active])
+    _after_commit(_kick)
+
+
+# ----- play again ------------------------------------------------------------------------------
+
+def rematch(*, table_id: int, user) -> list[QueueEntry]:
+    """Re-queue the finished table's human players together (one party the matcher seats together).
+
+    Players who are already queued elsewhere or playing in this room are left out (they can
+    join later); calling again (by anyone from that table) returns the party's entries.
+    """
+    table = Table.objects.select_related("room").filter(pk=table_id).first() if isinstance(table_id, int) else None
+    if table is None:
+        raise QueueError("no_such_table", "There is no such table.", status=404)
+    if table.status != TableStatus.FINISHED:
+        raise QueueError("table_not_finished", "Play again is offered once the game has finished.", status=409)
+    players = [s.user for s in table.seats.exclude(status=SeatStatus.STOOD).select_related("user")
+               .order_by("number") if not s.user.is_bot]
+    if user not in players:
+        raise QueueError("not_a_player", "Only the table's players can play again.", status=403)
+    room = table.room
+    party = f"rematch-{table.pk}"
+    existing = QueueEntry.objects.filter(user=user, status__in=ACTIVE_STATUSES).first()
+    if existing is not None:
+        if existing.party == party:
+            return list(QueueEntry.objects.filter(party=party, status__in=ACTIVE_STATUSES))
+        raise _already_queued(existing, room)
+    if room.bots_only:
+        players, party = [user], ""
+    created: list[QueueEntry] = []
+    now = timezone.now()
+    with transaction.atomic():
+        for player in [user] + [p for p in players if p != user]:
+            try:
+                with transaction.atomic():
+                    created.append(queue_join(room=room, user=player, party=party, now=now))
+            except QueueError as exc:
+                if player == user:
+                    raise
+                log.info("rematch %s: %s left out (%s)", table.pk, player.pk, exc.code)
+    return created
+
+
+# ----- private tables ------------------------------------------------------------------------------
+
+def _table_error(exc: TableError) -> QueueError:
+    return QueueError(exc.code, exc.message, status=exc.status)
+
+
+def private_open(*, room: Room, host, seat_count: int | None = None) -> Table:
+    """A private table with an invite code; the host sits down at once."""
+    try:
+        with transaction.atomic():
+            table = rooms_services.table_open(room=room, host=host, private=True, seat_count=seat_count)
+            rooms_services.table_sit(table_id=table.pk, user=host)
+    except TableError as exc:
+        raise _table_error(exc) from exc
+    return table
+
+
+def private_table(*, code: str) -> Table:
+    if not isinstance(code, str) or not INVITE_CODE.match(code):
+        raise QueueError("no_such_invite", "That invite code is not valid.", status=404)
+    table = (Table.objects.select_related("room").filter(is_private=True, invite_code=code)
+             .exclude(invite_code="").first())
+    if table is None:
+        raise QueueError("no_such_invite", "That invite code is not valid.", status=404)
+    return table
+
+
+def private_join(*, code: str, user) -> Seat:
+    table = private_table(code=code)
+    if table.status != TableStatus.OPEN:
+        raise QueueError("table_not_open", "This table has already started or ended.", status=409)
+    try:
+        return rooms_services.table_sit(table_id=table.pk, user=user)
+    except TableError as exc:
+        raise _table_error(exc) from exc
+
+
+def _hosted(table_id: int, by) -> Table:
+    table = Table.objects.select_related("room").filter(pk=table_id).first() if isinstance(table_id, int) else None
+    if table is None:
+        raise QueueError("no_such_table", "There is no such table.", status=404)
+    if by is None or (table.host_id != by.pk and not by.is_staff):
+        raise QueueError("not_host", "Only the host can do that.", status=403)
+    return table
+
+
+def private_add_bot(*, table_id: int, by, style: str | None = None) -> Seat:
+    """The host seats a bot (of ``style`` when given) in the first free seat."""
+    _hosted(table_id, by)
+    try:
+        return rooms_services.table_add_bot(table_id=table_id, by=by, style=style or None)
+    except TableError as exc:
+        raise _table_error(exc) from exc
+
+
+def private_start(*, table_id: int, by) -> Table:
+    _hosted(table_id, by)
+    try:
+        return rooms_services.table_start(table_id=table_id, by=by)
+    except TableError as exc:
+        raise _table_error(exc) from exc
+
+
+def private_stop(*, table_id: int, by) -> Table:
+    table = _hosted(table_id, by)
+    reason = StopReason.HOST if table.host_id == by.pk else StopReason.STAFF
+    try:
+        return rooms_services.table_stop(table_id=table_id, reason=reason, by=by)
+    except TableError as exc:
+        raise _table_error(exc) from exc
+
+
+# ----- ratings -----------------------------------------------------------------------------------
+
+MODEL = PlackettLuce()
+
+
+def _teams(game: str, seats: dict[int, int], ranks: list) -> tuple[list[list[int]], list[int], dict[int, int]]:
+    """(teams of user ids, team ranks, user -> rank) from the engine's per-seat ranks."""
+    def rank_of(n: int) -> int:
+        r = ranks[n] if n < len(ranks) else None
+        return r if isinstance(r, int) and not isinstance(r, bool) and r > 0 else len(ranks) + 1
+
+    if game == "baloot":
+        pairs = [[n for n in (0, 2) if n in seats], [n for n in (1, 3) if n in seats]]
+        teams = [[seats[n] for n in pair] for pair in pairs if pair]
+        team_ranks = [min(rank_of(n) for n in pair) for pair in pairs if pair]
+    else:
+        teams = [[seats[n]] for n in sorted(seats)]
+        team_ranks = [rank_of(n) for n in sorted(seats)]
+    user_rank = {u: r for team, r in zip(teams, team_ranks, strict=True) for u in team}
+    return teams, team_ranks, user_rank
+
+
+def rate_table(*, table_id: int) -> int:
+    """Update the ratings of a finished table's players (bots too); returns how many changed.
+
+    Idempotent: one RatingChange per (table, player) is unique, checked under the ratings' row
+    locks, so a re-sent signal (or two workers at once) rates a table once.
+    """
+    table = Table.objects.select_related("room").filter(pk=table_id).first()
+    if table is None or table.status != TableStatus.FINISHED or not isinstance(table.result, dict):
+        return 0
+    ranks = table.result.get("ranks")
+    if not isinstance(ranks, list) or not ranks:
+        return 0
+    seats = {s.number: s.user_id for s in table.seats.exclude(status=SeatStatus.STOOD) if s.number < len(ranks)}
+    if len(seats) < 2:
+        return 0
+    game = table.game
+    teams, team_ranks, user_rank = _teams(game, seats, ranks)
+    if len(teams) < 2:
+        return 0
+    users = sorted(user_rank)
+    with transaction.atomic():
+        Rating.objects.bulk_create([Rating(user_id=u, game=game) for u in users], ignore_conflicts=True)
+        current = {r.user_id: r for r in Rating.objects.select_for_update().filter(user_id__in=users, game=game)
+                   .order_by("user_id")}
+        if RatingChange.objects.filter(table=table).exists():
+            return 0
+        model_teams = [[MODEL.rating(mu=current[u].mu, sigma=current[u].sigma) for u in team] for team in teams]
+        rated = MODEL.rate(model_teams, ranks=team_ranks)
+        changes = []
+        for team, new_team in zip(teams, rated, strict=True):
+            for u, new in zip(team, new_team, strict=True):
+                old = current[u]
+                changes.append(RatingChange(table=table, user_id=u, game=game, rank=user_rank[u], mu_before=old.mu,
+                                            sigma_before=old.sigma, mu_after=new.mu, sigma_after=new.sigma))
+                old.mu, old.sigma, old.ordinal = new.mu, new.sigma, new.mu - 3 * new.sigma
+                old.games += 1
+                old.updated_at = timezone.now()
+        try:
+            with transaction.atomic():
+                RatingChange.objects.bulk_create(changes)
+        except IntegrityError:
+            return 0
+        Rating.objects.bulk_update(list(current.values()), ["mu", "sigma", "ordinal", "games", "updated_at"])
+    return len(changes)
+
