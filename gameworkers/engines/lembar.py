@@ -316,7 +316,9 @@ class LembarEngine(Engine):
     def result(self, state: State) -> dict:
         n = state["seats"]
         if state["phase"] != "over":
-            return {"ranks": [], "winners": [], "end": None, "values": [None] * n, "removed": list(state["removed"])}
+            # Nothing settled yet (and no hand values: they are hidden information).
+            return {"ranks": [None] * n, "winners": [], "end": None, "values": [None] * n,
+                    "removed": list(state["removed"])}
         active = state["active"]
         values: list[int | None] = [hand_value(state["hands"][i]) if active[i] else None for i in range(n)]
         ranks = [0] * n
@@ -371,6 +373,7 @@ class LembarEngine(Engine):
             "commitment": state["commitment"],
             "first": state["first"],
             "moves_count": len(state["moves"]),
+            "deadline": self.deadline(state),
         }
         if mine:
             hand = state["hands"][seat]

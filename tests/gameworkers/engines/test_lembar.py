@@ -514,6 +514,9 @@ def test_views_hide_what_they_must():
     for v in (mine, other, spectator):
         assert SEED.hex() not in json.dumps(v) and "stock" not in v and "result" not in v
     assert E.replay_view(s1)["stock"] == ["P1", "P2"]
+    assert spectator["deadline"] == {"seat": 0, "since_ms": None, "limit_ms": None}
+    assert E.result(s1) == {"ranks": [None, None], "winners": [], "end": None, "values": [None, None],
+                            "removed": []}
 
 
 def test_final_view_shows_hands_and_result():
@@ -577,3 +580,21 @@ def test_no_state_is_changed_by_later_moves():
         seen["reshuffle"] += sum(1 for sh in s["shuffles"] if sh["purpose"] == "kocok-ulang")
     for kind in ("play", "draw", "keep", "call", "catch", "close_window", "reshuffle"):
         assert seen[kind] > 0, (kind, seen)
+
+
+def test_leave_on_turn_after_a_draw_returns_the_drawn_card_too():
+    s = build([["K2", "T9"], ["M1", "M2"], ["P1"]], ["K3"], stock=["K8", "P2"])
+    s1, _ = play(s, 0, {"type": "draw"})
+    s2, _ = play(s1, 0, {"type": "leave"}, now=1500)
+    assert s2["stock"] == ["P2", "K2", "K8", "T9"] and s2["turn"] == 1 and s2["phase"] == "play"
+    assert s2["drawn"] is None and s2["turn_since"] == 1500
+
+
+def test_removal_closes_the_leavers_window_and_two_player_leave_ends_the_game():
+    s = build([["K5", "P9"], ["M1", "M2"], ["T1"]], ["K3"])
+    s1, _ = play(s, 0, {"type": "play", "card": "K5"}, now=1000)
+    s2, _ = play(s1, 0, {"type": "leave"}, now=1200)
+    assert s2["windows"] == [] and s2["calls"][0] is None and E.to_act(s2) == [1]
+    duo = build([["K5", "P9"], ["M1", "M2"]], ["K3"])
+    over, ev = play(duo, 0, {"type": "leave"})
+    assert E.is_over(over) and E.result(over)["ranks"] == [2, 1] and ev[-1]["type"] == "game_over"
