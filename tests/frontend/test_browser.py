@@ -55,7 +55,7 @@ def _click_first_legal(page, prefer: tuple[str, ...] = ()) -> bool:
         if b.count():
             b.first.click()
             return True
-    card = page.locator("#hand .card-btn:enabled")
+    card = page.locator("#hand .card-btn.playable")
     if card.count():
         card.first.click()
         return True
@@ -183,10 +183,10 @@ def test_baloot_bid_and_play_a_deal(page):
             page.wait_for_timeout(150)
             continue
         before = page.locator("#hand .card-btn").count()
-        if page.locator("#hand .card-btn:enabled").count():
+        if page.locator("#hand .card-btn.playable").count():
             if not played:
                 screenshot(page, "baloot-table")
-            page.locator("#hand .card-btn:enabled").first.click()
+            page.locator("#hand .card-btn.playable").first.click()
             played = True
             page.wait_for_timeout(150)
             if page.locator("#choice:not([hidden]) button").count():
@@ -312,3 +312,30 @@ def test_spectator_sees_no_hand_and_no_actions(page, browser, live_stack):
     assert page.locator("#hand .card-btn").count() == 0
     assert page.locator("#actions button").count() == 0
     assert page.locator(".seat").count() == 2
+    # A dropped socket shows the reconnecting indicator, reconnects by itself and resyncs.
+    version = page.evaluate("window.cardroomTable.frame().version")
+    page.evaluate("window.cardroomTable.dropSocket()")
+    page.wait_for_selector("#conn[data-state=reconnecting]", timeout=2_000)
+    page.wait_for_selector("#conn[data-state=connected]", timeout=10_000)
+    page.wait_for_function(f"window.cardroomTable.frame().version >= {version}")
+
+
+def test_keyboard_play_keeps_focus_on_the_hand(page):
+    user_create(username="kiki", password=PASSWORD, display_name="Kiki")
+    _bots(1)
+    _room("lembar", 2, "lembar-keys", turn_seconds=20)
+    login(page, "kiki")
+    page.click("tr[data-room=lembar-keys] button[data-action=play-bots]")
+    page.wait_for_url("**/tables/*/")
+    page.wait_for_selector("#hand .card-btn")
+    page.wait_for_selector("#hand .card-btn.playable, #actions button[data-type=draw]:enabled")
+    target = page.locator("#hand .card-btn.playable")
+    target = target.first if target.count() else page.locator("#actions button[data-type=draw]")
+    target.focus()
+    version = page.evaluate("window.cardroomTable.frame().version")
+    page.keyboard.press("Enter")
+    if page.locator("#choice:not([hidden])").count():
+        page.keyboard.press("Enter")  # the motif picker takes focus; Enter picks the first motif
+    page.wait_for_function(f"window.cardroomTable.frame().version > {version}")
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.activeElement.closest('#hand, #actions') !== null")

@@ -137,3 +137,14 @@ def test_profile_lists_recent_tables(client_in, room, bots, player):
     services.table_stop(table_id=table.pk, reason="host", by=player)
     page = client_in.get("/accounts/profile/").content.decode()
     assert f"/tables/{table.pk}/replay" in page
+
+
+def test_lobby_shows_balances_from_the_profile_providers(client_in, room, monkeypatch):
+    from accounts import selectors as account_selectors
+
+    def provider(user):
+        return {"balances": [{"currency": "CHP", "label": "Chip", "amount": 500}], "bailout_count": 2}
+
+    monkeypatch.setattr(account_selectors, "PROFILE_SECTIONS", [provider])
+    html = client_in.get("/").content.decode()
+    assert 'data-currency="CHP">500<' in html and 'data-testid="bailouts">2<' in html

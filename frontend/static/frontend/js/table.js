@@ -143,6 +143,7 @@ function onError(msg) {
 // ----- moves ----------------------------------------------------------------------------
 function play(move) {
   if (pending || !frame) return;
+  focusWanted = focusMemo() || focusWanted;
   if (send({ type: "move", move, version: frame.version })) {
     pending = true;
     armedCall = false;
@@ -200,8 +201,34 @@ function onCard(code) {
 }
 
 // ----- rendering -------------------------------------------------------------------------
+function focusMemo() {
+  const a = document.activeElement;
+  if (!a || a === document.body) return null;
+  if (a.closest("#hand")) return { where: "hand", index: Number(a.dataset.index) };
+  if (a.closest("#actions") || a.closest("#choice")) return { where: "actions" };
+  return null;
+}
+
+let focusWanted = null;   // where a keyboard user's focus was when re-rendering took it away
+
+function restoreFocus(memo) {
+  if (!memo || (document.activeElement && document.activeElement !== document.body)) return;
+  const cards = [...document.querySelectorAll("#hand .card-btn")];
+  const playable = cards.find((b) => b.classList.contains("playable"));
+  const target = memo.where === "hand"
+    ? cards[memo.index] || playable || cards[cards.length - 1]
+    : document.querySelector("#actions button:not(:disabled)") || playable || cards[0];
+  if (target) {
+    target.focus();
+    focusWanted = null;
+  } else {
+    focusWanted = memo;  // nothing to focus now: try again on the next frame
+  }
+}
+
 function render() {
   if (!frame) return;
+  const memo = focusMemo() || focusWanted;
   const view = frame.view;
   renderSeats(view);
   $("center").innerHTML = view ? game.center(view, ctx) : `<p>${esc(C.open_status)}</p>`;
@@ -211,6 +238,7 @@ function render() {
   renderTurnLine();
   const leave = $("leave-form");
   if (leave) leave.hidden = frame.status !== "running" || frame.seat === null;
+  restoreFocus(memo);
 }
 
 function seatCount() {
@@ -251,11 +279,13 @@ function renderHand(view) {
     b.dataset.index = idx;
     b.innerHTML = cardSVG(gameName, code, G);
     b.setAttribute("aria-label", cardName(gameName, code, G));
+    // Cards stay focusable when they cannot be played (aria-disabled), so keyboard and screen-reader
+    // users can read their hand at any time and keep their place between turns.
     const can = playable.has(code) && !pending && frame.status === "running";
-    b.disabled = !can;
+    b.setAttribute("aria-disabled", String(!can));
     if (can) b.classList.add("playable");
     if (view?.drawn === code) b.classList.add("drawn");
-    b.addEventListener("click", () => onCard(code));
+    b.addEventListener("click", () => { if (b.getAttribute("aria-disabled") !== "true") onCard(code); });
     el.append(b);
   });
 }
@@ -266,8 +296,9 @@ function renderControls() {
   const legal = frame && frame.status === "running" ? frame.legal || [] : [];
   // Hand buttons follow `pending` too.
   document.querySelectorAll("#hand .card-btn").forEach((b) => {
-    b.disabled = pending || !legal.some((m) => m.card === b.dataset.card);
-    b.classList.toggle("playable", !b.disabled);
+    const off = pending || !legal.some((m) => m.card === b.dataset.card);
+    b.setAttribute("aria-disabled", String(off));
+    b.classList.toggle("playable", !off);
   });
   const nonCard = legal.filter((m) => m.card === undefined);
   if (gameName === "lembar" && frame && frame.seat !== null && frame.status === "running") {
@@ -391,3 +422,6 @@ function tick() {
 
 setInterval(tick, 250);
 connect();
+// A small hook for the browser tests and for debugging in the console: drop the socket to see the
+// reconnect path, read the last frame.
+window.cardroomTable = { dropSocket: () => ws && ws.close(), frame: () => frame };
