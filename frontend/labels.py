@@ -167,6 +167,10 @@ GAME_SPECIFIC = {
         "suit_S": _("Spades"), "suit_H": _("Hearts"), "suit_D": _("Diamonds"), "suit_C": _("Clubs"),
         "level": _("Level ×%(n)s"),
         "locked": _("locked"),
+        "project_sira": _("Sira (three in a row)"),
+        "project_fifty": _("Fifty (four in a row)"),
+        "project_hundred": _("Hundred"),
+        "project_four_hundred": _("Four hundred"),
     },
     "cherki": {
         "call": _("Cherki!"),

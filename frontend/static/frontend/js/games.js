@@ -87,7 +87,10 @@ const baloot = {
     if (move.type === "double") return move.lock ? ctx.M.double_lock : ctx.M.double;
     if (move.type === "declare") {
       if (!move.projects || !move.projects.length) return ctx.M.declare_none;
-      return `${ctx.M.declare}: ${move.projects.map((p) => (typeof p === "string" ? p : p.kind || JSON.stringify(p))).join(", ")}`;
+      return `${ctx.M.declare}: ${move.projects.map((p) => {
+        const kind = ctx.G["project_" + p.kind] || p.kind;
+        return `${kind} (${(p.cards || []).map((c) => cardName("baloot", c, {})).join(" ")})`;
+      }).join(", ")}`;
     }
     if (move.type === "sawa" && move.baloot) return `${ctx.M.sawa} + ${ctx.M.baloot}`;
     return moveBase(move, ctx.M);
