@@ -49,6 +49,12 @@ def make_room(db):
 
 
 @pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    """Argon2 is deliberately slow; these tests create many users and never log in by password."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def no_bot_turns(monkeypatch):
     """The tests drive every seat themselves; nothing is queued to Celery."""
     from gameworkers import tasks
