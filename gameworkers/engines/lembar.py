@@ -51,37 +51,33 @@ def canonical_sorted(cards: list[str]) -> list[str]:
     return sorted(cards, key=CANON.__getitem__)
 
 
+def _matching(motif: str, top: str) -> frozenset[str]:
+    """Codes that may go on ``top`` while ``motif`` is current (F's hand condition aside)."""
+    top_symbol = SYMBOL_OF[top]
+    return frozenset(c for c in CARD_SET if MOTIF_OF[c] is None or MOTIF_OF[c] == motif
+                     or (top_symbol is not None and SYMBOL_OF[c] == top_symbol))
+
+
+# MATCH[motif][top]: precomputed so legal_moves/apply test a card with one set lookup.
+MATCH: dict[str, dict[str, frozenset[str]]] = {m: {t: _matching(m, t) for t in CARD_SET} for m in MOTIFS}
+MOTIF_CARDS: dict[str, frozenset[str]] = {m: frozenset(c for c in CARD_SET if MOTIF_OF[c] == m) for m in MOTIFS}
+
+
 def is_playable(card: str, top: str, motif: str, hand: list[str]) -> bool:
     """Whether ``card`` may be played on ``top`` (current ``motif``) from ``hand``."""
-    if card == "W":
-        return True
+    if card not in MATCH[motif][top]:
+        return False
     if card == "F":
         # Wild draw four: only without a card of the current motif (wilds have no motif).
-        for c in hand:
-            if MOTIF_OF[c] == motif:
-                return False
-        return True
-    if MOTIF_OF[card] == motif:
-        return True
-    top_symbol = SYMBOL_OF[top]
-    return top_symbol is not None and SYMBOL_OF[card] == top_symbol
+        return MOTIF_CARDS[motif].isdisjoint(hand)
+    return True
 
 
 def playable_cards(hand: list[str], top: str, motif: str) -> list[str]:
     """Distinct playable card codes of ``hand``, in hand order (deterministic, unlike a set)."""
-    top_symbol = SYMBOL_OF[top]
-    has_motif = False
-    found: dict[str, None] = {}
-    for c in hand:
-        m = MOTIF_OF[c]
-        if m is None:
-            found[c] = None
-        elif m == motif:
-            has_motif = True
-            found[c] = None
-        elif top_symbol is not None and SYMBOL_OF[c] == top_symbol:
-            found[c] = None
-    if has_motif and "F" in found:
+    ok = MATCH[motif][top]
+    found = dict.fromkeys([c for c in hand if c in ok])
+    if "F" in found and not MOTIF_CARDS[motif].isdisjoint(hand):
         del found["F"]
     return list(found)
 
@@ -230,21 +226,10 @@ class LembarEngine(Engine):
             else:
                 # Inlined ``playable_cards`` (hot path): distinct playable codes in hand order.
                 motif = state["motif"]
-                top_symbol = SYMBOL_OF[state["pile"][-1]]
-                found: dict[str, None] = {}
-                has_motif = False
-                for c in hand:
-                    m = MOTIF_OF[c]
-                    if m is None:
-                        found[c] = None
-                    elif m == motif:
-                        has_motif = True
-                        found[c] = None
-                    elif top_symbol is not None and SYMBOL_OF[c] == top_symbol:
-                        found[c] = None
-                if has_motif and "F" in found:
-                    del found["F"]
-                cards = found
+                ok = MATCH[motif][state["pile"][-1]]
+                cards = dict.fromkeys([c for c in hand if c in ok])
+                if "F" in cards and not MOTIF_CARDS[motif].isdisjoint(hand):
+                    del cards["F"]
             append = moves.append
             for c in cards:
                 if c in WILDS:
