@@ -453,33 +453,41 @@ class LembarEngine(Engine):
         if seat != state["turn"]:
             raise IllegalMove("not_your_turn", "It is not your turn.")
         card = move.get("card")
-        if type(card) is not str:
-            raise IllegalMove("malformed", "A play needs a 'card' code.")
-        if card not in CARD_SET:
-            raise IllegalMove("unknown_card", f"{card!r} is not a Lembar card.")
         hand = state["hands"][seat]
+        if card not in hand:  # (a held card is a valid code: the detailed checks only on failure)
+            if type(card) is not str:
+                raise IllegalMove("malformed", "A play needs a 'card' code.")
+            if card not in CARD_SET:
+                raise IllegalMove("unknown_card", f"{card!r} is not a Lembar card.")
+            if state["phase"] == "drawn":
+                raise IllegalMove("must_play_drawn", "After drawing you may play only the drawn card (or keep it).")
+            raise IllegalMove("card_not_held", f"You do not hold {card}.")
         if state["phase"] == "drawn" and card != state["drawn"]:
             raise IllegalMove("must_play_drawn", "After drawing you may play only the drawn card (or keep it).")
-        if card not in hand:
-            raise IllegalMove("card_not_held", f"You do not hold {card}.")
-        motif = move.get("motif")
         wild = card in WILDS
-        if wild:
-            if motif is None:
-                raise IllegalMove("motif_required", "A wild card needs a motif: P, K, T or M.")
-            if type(motif) is not str or motif not in MOTIFS:
-                raise IllegalMove("bad_motif", "The motif must be P, K, T or M.")
-        elif motif is not None:
-            raise IllegalMove("motif_not_allowed", "Only a wild card names a motif.")
-        call = move.get("call", False)
-        if type(call) is not bool:
-            raise IllegalMove("malformed", "'call' must be true or false.")
-        if call:
-            if auto:
-                raise IllegalMove("malformed", "An automatic move never calls Lembar.")
-            if len(hand) != 2:
-                raise IllegalMove("call_not_allowed", "Lembar! may be called only on a play that leaves one card.")
-        if MOTIF_OF[card] != state["motif"] and not is_playable(card, state["pile"][-1], state["motif"], hand):
+        if len(move) == 2 and not wild:
+            motif, call = None, False  # the common {"type", "card"}: nothing more to check
+        else:
+            motif = move.get("motif")
+            if wild:
+                if motif is None:
+                    raise IllegalMove("motif_required", "A wild card needs a motif: P, K, T or M.")
+                if type(motif) is not str or motif not in MOTIFS:
+                    raise IllegalMove("bad_motif", "The motif must be P, K, T or M.")
+            elif motif is not None:
+                raise IllegalMove("motif_not_allowed", "Only a wild card names a motif.")
+            call = move.get("call", False)
+            if type(call) is not bool:
+                raise IllegalMove("malformed", "'call' must be true or false.")
+            if call:
+                if auto:
+                    raise IllegalMove("malformed", "An automatic move never calls Lembar.")
+                if len(hand) != 2:
+                    raise IllegalMove("call_not_allowed",
+                                      "Lembar! may be called only on a play that leaves one card.")
+        current = state["motif"]
+        if card not in MATCH[current][state["pile"][-1]] or (
+                card == "F" and not MOTIF_CARDS[current].isdisjoint(hand)):
             if card == "F":
                 raise IllegalMove("illegal_card", "Wild Draw Four only without a card of the current motif.")
             raise IllegalMove("illegal_card", f"{card} does not match the motif or the symbol on top.")
