@@ -153,7 +153,7 @@ function cherkiBody(code) {
     let s = "";
     for (let i = 0; i < n; i++) {
       const c = i % cols, r = Math.floor(i / cols);
-      s += coin(30 + (c - (cols - 1) / 2) * 15, 46 + (r - (rows - 1) / 2) * 17, 6.5);
+      s += coin(30 + (c - (cols - 1) / 2) * 15, 46 + (r - (rows - 1) / 2) * 17, n <= 3 ? 8 : 6.5);
     }
     return s;
   }
