@@ -41,6 +41,12 @@ def make_room(db):
 
 
 @pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    """Argon2 is deliberately slow; these tests create many players."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def no_background_work(monkeypatch):
     """Nothing goes to Celery or the channel layer: tests drive the matcher and the seats themselves."""
     from gameworkers import tasks
