@@ -80,6 +80,7 @@ COMMON = {
     "start_position": _("Deal"),
     "auto": _("automatic"),
     "none": _("none"),
+    "logged_out": _("You were logged out: log in again to continue."),
 }
 
 MOVES = {

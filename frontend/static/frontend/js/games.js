@@ -16,6 +16,9 @@ const lembar = {
   seatExtra(view, i, ctx) {
     const out = [`<span class="count">${fmt(ctx.C.cards, { n: view.hand_counts?.[i] ?? 0 })}</span>`];
     if (view.calls?.[i] === "called") out.push(`<span class="badge call">${esc(ctx.G.called)}</span>`);
+    if ((view.windows || []).some((w) => w.seat === i)) {
+      out.push(`<span class="badge call" role="status">${esc(fmt(ctx.G.caught_window, { name: ctx.name(i) }))}</span>`);
+    }
     if (view.active && !view.active[i]) out.push(`<span class="badge">${esc(ctx.C.left)}</span>`);
     return out.join(" ");
   },

@@ -82,7 +82,7 @@ function connect() {
     pending = false;
     if (e.code === 4401 || e.code === 4404) {
       closedForGood = true;
-      setConn("closed", e.code === 4401 ? (E.not_seated || "") : E.no_such_table);
+      setConn("closed", e.code === 4401 ? C.logged_out : E.no_such_table);
       return;
     }
     if (closedForGood) return;
