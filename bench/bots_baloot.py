@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bots_baloot.py --games 500 --out /tmp/baloot_bots.jsonl
 
+``--opponent greedy`` pits the bots against another style instead of the random pair.
 Game ``g`` uses seed ``sha256("baloot-bench-<g>")`` and simulation rng seed ``g``; the bot pair
 sits in seats 0 & 2 for even ``g`` and 1 & 3 for odd ``g`` (so both first-dealer parities are
 covered). Each finished game is appended as one JSON line to ``--out``; a rerun skips the
@@ -44,17 +45,17 @@ class Timed(Bot):
         return move
 
 
-def run_game(g: int, style: str) -> dict:
+def run_game(g: int, style: str, opponent: str = "random") -> dict:
     engine = get_engine("baloot")
     seed = hashlib.sha256(f"baloot-bench-{g}".encode()).digest()
     side = g % 2
     times: dict[str, list[float]] = {}
-    bots = [Timed(get_bot("baloot", style), times) if s % 2 == side else get_bot("baloot", "random")
+    bots = [Timed(get_bot("baloot", style), times) if s % 2 == side else get_bot("baloot", opponent)
             for s in range(4)]
     t0 = time.perf_counter()
     final = play_game("baloot", seed, 4, bots=bots, rng_seed=g)
     result = engine.result(final)
-    return {"game": g, "style": style, "bot_team": side, "won": result["winning_team"] == side,
+    return {"game": g, "style": style, "opponent": opponent, "bot_team": side, "won": result["winning_team"] == side,
             "scores": result["scores"], "deals": result["deals"], "seconds": round(time.perf_counter() - t0, 3),
             "times": times}
 
@@ -71,13 +72,13 @@ def report(paths: list[Path]) -> None:
             for line in path.read_text().splitlines():
                 if line.strip():
                     r = json.loads(line)
-                    rows[(r["style"], r["game"])] = r
+                    rows[(r["style"], r.get("opponent", "random"), r["game"])] = r
     by_style: dict[str, list[dict]] = {}
     for r in rows.values():
-        by_style.setdefault(r["style"], []).append(r)
+        by_style.setdefault(f"{r['style']} vs {r.get('opponent', 'random')}", []).append(r)
     for style, rs in sorted(by_style.items()):
         won = sum(r["won"] for r in rs)
-        print(f"style {style}: {len(rs)} games, bot pair won {won} ({100 * won / len(rs):.1f}%), "
+        print(f"{style}: {len(rs)} games, bot pair won {won} ({100 * won / len(rs):.1f}%), "
               f"mean {statistics.mean(r['deals'] for r in rs):.1f} deals/game, "
               f"{sum(r['seconds'] for r in rs):.0f} s total")
         all_times = [t for r in rs for ts in r["times"].values() for t in ts]
@@ -94,6 +95,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=500)
     ap.add_argument("--style", default="pimc")
+    ap.add_argument("--opponent", default="random", help="the other pair's style (default: random)")
     ap.add_argument("--out", type=Path, default=Path("/tmp/baloot_bots.jsonl"))
     ap.add_argument("--shard", default="0/1", help="k/n: run games with g %% n == k")
     ap.add_argument("--report", nargs="*", type=Path, help="only summarise these result files")
@@ -107,13 +109,13 @@ def main() -> None:
         for line in args.out.read_text().splitlines():
             if line.strip():
                 r = json.loads(line)
-                if r["style"] == args.style:
+                if r["style"] == args.style and r.get("opponent", "random") == args.opponent:
                     done.add(r["game"])
     with args.out.open("a") as fh:
         for g in range(args.games):
             if g % n != k or g in done:
                 continue
-            fh.write(json.dumps(run_game(g, args.style)) + "\n")
+            fh.write(json.dumps(run_game(g, args.style, args.opponent)) + "\n")
             fh.flush()
     report([args.out])
 
