@@ -1,6 +1,7 @@
 """31 (Otuz bir) bot measurements. Not a test: run once and copy the figures into docs/benchmarks/otuzbir.md.
 
     .venv/bin/python bench/bots_otuzbir.py --hands 2000 [--bluff-hands 1000] [--json out.json]
+    .venv/bin/python bench/bots_otuzbir.py --timing-only 1000
 
 1. Each style against a uniformly random player, heads-up, ``--hands`` seeded hands (tables of 10).
 2. The styles against each other: all four at one table (seats rotated per table), ``--hands`` hands.
@@ -134,12 +135,56 @@ def style(name: str, **overrides: Any):
     return lambda: cls({})
 
 
+def timing(decisions: int) -> dict[str, Any]:
+    """Wall and CPU time of simulated decisions (own turn, answers) of every style at 4-seat tables.
+
+    CPU time (``process_time``) is given beside wall time because the machine is shared: wall time
+    includes waiting for a core."""
+    wall: list[float] = []
+    cpu: list[float] = []
+    k = 0
+    names = list(bots.STYLES)
+    while len(wall) < decisions:
+        players = [bots.STYLES[n]({}) for n in names]
+        state = ENGINE.new(seed_for("timing", k), 4, {"hands": 3})
+        rng = random.Random(k)
+        now = 0
+        k += 1
+        while not ENGINE.is_over(state) and len(wall) < decisions:
+            now += 400
+            due = ENGINE.deadline(state)
+            seat = due["seat"]
+            if due["limit_ms"] == 0:
+                move = ENGINE.timeout_move(state, seat)
+            else:
+                view = ENGINE.view(state, seat)
+                legal = ENGINE.legal_moves(state, seat)
+                w0, c0 = time.perf_counter(), time.process_time()
+                move = players[seat].choose(view, legal, rng)
+                w1, c1 = time.perf_counter(), time.process_time()
+                if view["phase"] != "predeal":
+                    wall.append(w1 - w0)
+                    cpu.append(c1 - c0)
+            state, _ = ENGINE.apply(state, seat, move, now_ms=now)
+
+    def stats(xs: list[float]) -> dict[str, float]:
+        xs = sorted(xs)
+        return {"median_ms": round(1000 * xs[len(xs) // 2], 2), "p90_ms": round(1000 * xs[int(len(xs) * 0.9)], 2),
+                "max_ms": round(1000 * xs[-1], 2), "per_second": round(len(xs) / sum(xs), 1)}
+
+    return {"decisions": len(wall), "sims": bots.SimBot.sims, "wall": stats(wall), "cpu": stats(cpu)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--bluff-hands", type=int, default=1000)
     parser.add_argument("--json", type=str, default="")
+    parser.add_argument("--timing-only", type=int, default=0, help="only time this many decisions")
     args = parser.parse_args()
+    if args.timing_only:
+        print(json.dumps(timing(args.timing_only)))
+        return
     report: dict[str, Any] = {"vs_random": {}, "all_styles": None, "bluff": {}}
     times: list[float] = []
     started = time.time()
