@@ -31,29 +31,37 @@ def all_group(table_id: int) -> str:
     return f"table.{table_id}.all"
 
 
-def table_changed(table_id: int, *, version: int, events: list[dict], seats_changed: bool = False) -> None:
+def table_changed(table: Table, *, events: list[dict], seats_changed: bool = False) -> None:
+    """Send the table as committed: one async round trip for every group send.
+
+    Frames may overtake each other on their way; clients ignore a frame older than one seen.
+    """
     layer = get_channel_layer()
     if layer is None:
         return
+    table_id = table.pk
+    seats = selectors.seats_public(table)
+    host = selectors.host_name(table)
+    messages: list[tuple[str, dict]] = []
+    if seats_changed:
+        messages.append((all_group(table_id), {"type": "table.seats", "version": table.version}))
+    if events:
+        messages.append((all_group(table_id), {"type": "table.events", "version": table.version, "events": events}))
+    for seat in seats:
+        if seat["status"] == SeatStatus.SEATED:
+            frame = selectors.table_frame(table=table, seat_number=seat["seat"], seats=seats, host=host)
+            messages.append((seat_group(table_id, seat["seat"]), {"type": "table.state", "frame": frame}))
+    frame = selectors.table_frame(table=table, seat_number=None, seats=seats, host=host)
+    messages.append((watch_group(table_id), {"type": "table.state", "frame": frame}))
     try:
-        table = Table.objects.select_related("room", "host").get(pk=table_id)
-    except Table.DoesNotExist:
-        return
-    if table.version != version and not table.ended:
-        return  # a later commit's broadcast carries the newer state
-    send = async_to_sync(layer.group_send)
-    try:
-        if seats_changed:
-            send(all_group(table_id), {"type": "table.seats", "version": table.version})
-        if events:
-            send(all_group(table_id), {"type": "table.events", "version": table.version, "events": events})
-        numbers = list(table.seats.filter(status=SeatStatus.SEATED).values_list("number", flat=True))
-        for number in numbers:
-            send(seat_group(table_id, number),
-                 {"type": "table.state", "frame": selectors.table_frame(table=table, seat_number=number)})
-        send(watch_group(table_id), {"type": "table.state", "frame": selectors.table_frame(table=table, seat_number=None)})
+        async_to_sync(_send_all)(layer, messages)
     except Exception:  # the layer is lossy by contract; clients resync on a version gap
         log.exception("broadcast for table %s failed", table_id)
+
+
+async def _send_all(layer, messages: list[tuple[str, dict]]) -> None:
+    for group, message in messages:
+        await layer.group_send(group, message)
 
 
 def user_group(user_id: int) -> str:

@@ -160,6 +160,7 @@ class Table(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     stop_reason = models.CharField(max_length=16, choices=StopReason.choices, blank=True)
     result = models.JSONField(null=True, blank=True)
+    last_event_seq = models.PositiveIntegerField(default=0)  # saves a MAX() query per event
 
     class Meta:
         indexes = [models.Index(fields=["status", "deadline_at"], name="table_due_idx")]

@@ -42,7 +42,8 @@ def seats_public(table: Table) -> list[dict]:
     ]
 
 
-def table_frame(*, table: Table, seat_number: int | None) -> dict:
+def table_frame(*, table: Table, seat_number: int | None, seats: list[dict] | None = None,
+                host: str | None = "") -> dict:
     """The `state` frame for one viewer: their own view, legal moves, version and deadline."""
     frame: dict = {
         "type": "state",
@@ -51,13 +52,13 @@ def table_frame(*, table: Table, seat_number: int | None) -> dict:
         "status": table.status,
         "version": table.version,
         "seat": seat_number,
-        "seats": seats_public(table),
+        "seats": seats if seats is not None else seats_public(table),
         "seat_count": table.seat_count,
         "commitment": table.commitment,
         "deadline": table.deadline_at.isoformat() if table.deadline_at else None,
         "deadline_seat": table.deadline_seat,
         "server_time": timezone.now().isoformat(),
-        "host": table.host.username if table.host_id else None,
+        "host": host_name(table) if host == "" else host,
     }
     if table.state is not None:
         engine = get_engine(table.game)
@@ -72,6 +73,17 @@ def table_frame(*, table: Table, seat_number: int | None) -> dict:
         frame["result"] = table.result
         frame["stop_reason"] = table.stop_reason or None
     return frame
+
+
+def host_name(table: Table) -> str | None:
+    if not table.host_id:
+        return None
+    cache = table._state.fields_cache
+    if "host" in cache and cache["host"] is not None:
+        return cache["host"].username
+    from accounts.models import User
+
+    return User.objects.filter(pk=table.host_id).values_list("username", flat=True).first()
 
 
 def public_events(*, table: Table, after: int = 0, limit: int = 500) -> list[dict]:

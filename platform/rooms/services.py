@@ -59,17 +59,30 @@ def engine_options(room: Room) -> dict:
 
 
 def _record(table: Table, kind: str, payload: dict) -> TableEvent:
-    last = table.events.order_by("-seq").values_list("seq", flat=True).first() or 0
-    return TableEvent.objects.create(table=table, seq=last + 1, kind=kind, payload=payload, version=table.version)
+    """Append one event; the caller holds the row lock and saves ``last_event_seq`` with the table."""
+    table.last_event_seq += 1
+    Table.objects.filter(pk=table.pk).update(last_event_seq=table.last_event_seq)
+    return TableEvent.objects.create(table=table, seq=table.last_event_seq, kind=kind, payload=payload,
+                                     version=table.version)
+
+
+def _record_many(table: Table, events: list[dict]) -> None:
+    rows = []
+    for event in events:
+        table.last_event_seq += 1
+        rows.append(TableEvent(table=table, seq=table.last_event_seq, kind=event.get("type", "event"),
+                               payload=event, version=table.version))
+    TableEvent.objects.bulk_create(rows)
 
 
 def _after_commit_broadcast(table: Table, events: list[dict], *, seats_changed: bool = False) -> None:
-    table_id, version = table.pk, table.version
+    snapshot = Table(**{f.attname: getattr(table, f.attname) for f in Table._meta.concrete_fields})
+    snapshot.room = table.room
 
     def send() -> None:
         from rooms import broadcast
 
-        broadcast.table_changed(table_id, version=version, events=events, seats_changed=seats_changed)
+        broadcast.table_changed(snapshot, events=events, seats_changed=seats_changed)
 
     transaction.on_commit(send)
 
@@ -233,6 +246,9 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
         if table.deadline_at is None or table.deadline_at > timezone.now():
             return False
         engine = get_engine(table.game)
+        # How late the automatic move is, for the timer benchmarks and the fault harness.
+        late_ms = now_ms() - int(table.deadline_at.timestamp() * 1000)
+        _record(table, "timer", {"seat": table.deadline_seat, "late_ms": late_ms})
         events: list[dict] = []
         timed_out: set[int] = set()
         for _ in range(MAX_AUTO_STEPS):
@@ -264,8 +280,8 @@ def _apply(table: Table, engine, seat: int | None, move: dict, at: int) -> list[
         raise TableError(exc.code, exc.message) from exc
     table.state = state
     table.version = len(state["moves"])
+    _record_many(table, events)
     for event in events:
-        _record(table, event.get("type", "event"), event)
         if event.get("type") == "removed" and isinstance(event.get("seat"), int):
             _mark_out(table, event["seat"], SeatStatus.REMOVED if event.get("reason") != "left" else SeatStatus.LEFT)
         elif event.get("type") == "hand_over":
@@ -287,7 +303,8 @@ def _after_move(table: Table, engine, events: list[dict]) -> None:
         _finish_locked(table, engine)
     else:
         _set_deadline(table, engine)
-        table.save(update_fields=["state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at"])
+        table.save(update_fields=["state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at",
+                                  "last_event_seq"])
         _after_commit_bots(table, engine)
     _after_commit_broadcast(table, events)
 

@@ -25,7 +25,7 @@ DECKS = {
 }
 SEAT_CHOICES = {"lembar": [2, 3, 4, 6], "baloot": [4], "cherki": [3], "otuzbir": [2, 4, 7]}
 GAMES = available_engines()
-MAX_STEPS = 3000
+MAX_STEPS = 20_000  # random play can be long (Lembar p99 ~1,500 moves)
 
 JUNK_MOVES = [None, 7, "play", [], {}, {"type": 5}, {"type": "no-such-move"},
               {"type": "play", "card": "ZZ"}, {"type": "play", "card": None}]

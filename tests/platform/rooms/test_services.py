@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import subprocess
 import sys
 from datetime import timedelta
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
+from gameworkers.bots import get_bot
 from gameworkers.engines import get_engine
 from rooms import selectors, services
 from rooms.errors import TableError
@@ -31,17 +33,18 @@ def _start_two(room, make_user):
     return table, a, b
 
 
-def _act(table: Table, engine, seat: int | None = None) -> None:
-    """One legal move by the seat on turn (the first legal move), through the service."""
+def _act(table: Table, engine, seat: int | None = None, bot=None) -> None:
+    """One legal move by the seat on turn (the bot's choice, else the first legal move), through the service."""
     table.refresh_from_db()
     due = engine.deadline(table.state)
     seat = due["seat"] if seat is None else seat
-    if seat is None:
+    if seat is None or due.get("limit_ms") == 0:
         table.deadline_at = timezone.now() - timedelta(seconds=1)
         table.save(update_fields=["deadline_at"])
         assert services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
         return
-    move = engine.legal_moves(table.state, seat)[0]
+    legal = engine.legal_moves(table.state, seat)
+    move = bot.choose(engine.view(table.state, seat), legal, random.Random(table.version)) if bot else legal[0]
     services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=table.version)
 
 
@@ -229,17 +232,19 @@ def test_room_close_stops_its_tables(lembar_room, make_user):
 def test_a_whole_game_through_the_services_gives_a_verifiable_proof(game, seats, make_user, tmp_path):
     from rooms.models import Room
 
-    room = Room.objects.create(name=game, slug=f"{game}-x", game=game, seats=seats, min_seats=seats)
+    room = Room.objects.create(name=game, slug=f"{game}-x", game=game, seats=seats, min_seats=seats,
+                               options={"mode": "fast"} if game == "baloot" else {})
     users = [make_user() for _ in range(seats)]
     table = services.table_open(room=room, host=users[0])
     for u in users:
         services.table_sit(table_id=table.pk, user=u)
     engine = get_engine(game)
+    bot = get_bot(game)  # the default bots finish games in far fewer moves than "first legal move"
     for _ in range(5000):
         table.refresh_from_db()
         if table.status != TableStatus.RUNNING:
             break
-        _act(table, engine)
+        _act(table, engine, bot=bot)
     table.refresh_from_db()
     assert table.status == TableStatus.FINISHED and table.result == engine.result(table.state)
     frame = selectors.table_frame(table=table, seat_number=0)
