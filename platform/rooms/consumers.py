@@ -108,6 +108,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         frame = event["frame"]
         if frame.get("seat") != self.seat:
             return  # a stale group membership; never forward another seat's frame
+        if frame["version"] < getattr(self, "last_version", -1):
+            return  # broadcasts may overtake each other; never step a client back
+        self.last_version = frame["version"]
         await self._send(frame)
 
     async def table_events(self, event: dict) -> None:
@@ -166,6 +169,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def _send_snapshot(self, client_id=None) -> None:
         frame = await self._snapshot()
+        self.last_version = max(getattr(self, "last_version", -1), frame["version"])
         if client_id is not None:
             frame = {**frame, "id": client_id}
         await self._send(frame)
