@@ -80,6 +80,8 @@ def bot_turn(table_id: int, seat: int, version: int) -> dict:
                   memory=copy.deepcopy(occupant.user.bot_memory))
     rng = random.Random(f"{table_id}:{version}:{seat}")
     view = engine.view(table.state, seat)
+    # Who sits where is public; learning bots key what they learn by player, not by seat.
+    view["player_ids"] = _player_ids(table)
     move = bot.choose(view, legal, rng, optional=optional)
     if move is None:
         return {"ok": True, "passed": True}
@@ -91,6 +93,15 @@ def bot_turn(table_id: int, seat: int, version: int) -> dict:
         with transaction.atomic():
             type(occupant.user).objects.filter(pk=occupant.user.pk).update(bot_memory=bot.memory)
     return {"ok": True, "version": new_version}
+
+
+def _player_ids(table: Table) -> list[int | None]:
+    ids: list[int | None] = [None] * table.seat_count
+    for number, user_id in Seat.objects.filter(table=table).exclude(status=SeatStatus.STOOD).values_list(
+            "number", "user_id"):
+        if number < len(ids):
+            ids[number] = user_id
+    return ids
 
 
 def _style_for(game: str, style: str) -> str | None:
