@@ -56,7 +56,6 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def live_stack(django_db_setup, django_db_blocker):
     """uvicorn, one Celery worker and the timer process on the test database; yields the base URL."""
-    os.environ.update({"BOT_DELAY_MS": "50,150"})
     env = subprocess_env(**SERVER_ENV)
     port = _free_port()
     log_dir = ARTIFACTS / "logs"
@@ -72,11 +71,15 @@ def live_stack(django_db_setup, django_db_blocker):
         procs.append(subprocess.Popen([sys.executable, "manage.py", "runtimers", "--interval", "0.2"],
                                       cwd=ROOT, env=env, stdout=timer_log, stderr=subprocess.STDOUT,
                                       start_new_session=True))
-        with django_db_blocker.unblock():
-            from django.conf import settings
-
-            settings.BOT_DELAY_MS = (50, 150)
+        saved_delay = os.environ.get("BOT_DELAY_MS")
+        os.environ["BOT_DELAY_MS"] = "50,150"  # start_celery_worker builds its env from os.environ
+        try:
             procs.append(start_celery_worker(name="browser"))
+        finally:
+            if saved_delay is None:
+                os.environ.pop("BOT_DELAY_MS", None)
+            else:
+                os.environ["BOT_DELAY_MS"] = saved_delay
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 40
         while True:
