@@ -43,7 +43,9 @@ def client_in(client, player):
 def test_lobby_lists_rooms_with_stake_timer_seats_and_players(client_in, room):
     html = client_in.get("/").content.decode()
     assert 'data-room="l"' in html and "20 s" in html and "Play against bots" in html and "Private table" in html
-    assert "Tournaments" not in html  # no tournaments app yet
+    from django.apps import apps
+
+    assert ("tournaments-h" in html) == apps.is_installed("tournaments")  # the section only with the app
 
 
 def test_lobby_needs_login(client, db):
