@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""Load harness: the real stack (uvicorn, Celery workers, the timer process, PostgreSQL, Redis).
+
+Modes (results go to docs/benchmarks.md by hand, with date and machine):
+  play    T tables of the chosen games, every seat a websocket client that plays like a human (a legal
+          move after a think time); reports sustained moves/s, client-measured move -> broadcast latency
+          p50/p99, timer lateness, server CPU per move.
+  timers  T tables whose players never move, turn timer 1 s: the timer process and the workers play every
+          move; reports timer lateness p50/p99 (auto-move applied minus deadline).
+  idle    C idle websocket connections to one ASGI process; reports memory per connection.
+
+Only 127.0.0.1 is ever contacted. Needs PostgreSQL and Redis (defaults: the local ones):
+  python bench/load.py --mode play --tables 100 --seconds 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cardroom_bench")
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")
+os.environ.setdefault("CARDROOM_VAR_DIR", str(ROOT / "var" / "bench"))
+SEATS = {"lembar": 4, "baloot": 4, "cherki": 3, "otuzbir": 4}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+class Stack:
+    def __init__(self, workers: int, bot_delay: str = "50,150") -> None:
+        self.port = free_port()
+        self.env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'platform'}", "DEBUG": "false",
+                    "SECURE_SSL_REDIRECT": "false", "SESSION_COOKIE_SECURE": "false",
+                    "CSRF_COOKIE_SECURE": "false", "BOT_DELAY_MS": bot_delay, "LOG_LEVEL": "WARNING"}
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.workers = workers
+
+    def start(self) -> None:
+        py = sys.executable
+        self.procs["web"] = subprocess.Popen(
+            [py, "-m", "uvicorn", "config.asgi:application", "--port", str(self.port), "--no-access-log",
+             "--log-level", "warning", "--ws", "websockets"], cwd=ROOT, env=self.env)
+        for i in range(self.workers):
+            self.procs[f"worker{i}"] = subprocess.Popen(
+                [py, "-m", "celery", "-A", "config", "worker", "-Q", "moves,bots", "--concurrency", "1",
+                 "--pool", "solo", "--loglevel", "WARNING", "-n", f"bench{i}-{os.getpid()}@%h",
+                 "--without-gossip", "--without-mingle", "--without-heartbeat"], cwd=ROOT, env=self.env)
+        self.procs["timers"] = subprocess.Popen([py, "manage.py", "runtimers", "--interval", "0.1"],
+                                                cwd=ROOT, env=self.env)
+        time.sleep(4)
+
+    def cpu_seconds(self) -> float:
+        import psutil
+
+        total = 0.0
+        for proc in self.procs.values():
+            try:
+                p = psutil.Process(proc.pid)
+                for q in [p, *p.children(recursive=True)]:
+                    t = q.cpu_times()
+                    total += t.user + t.system
+            except psutil.Error:
+                pass
+        return total
+
+    def rss(self, name: str) -> int:
+        import psutil
+
+        return psutil.Process(self.procs[name].pid).memory_info().rss
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            proc.terminate()
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def setup_django():
+    import django
+
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, check=True, env=os.environ)
+    django.setup()
+
+
+def make_tables(games: list[str], count: int, *, turn_seconds: int, idle: bool) -> list[tuple[int, list]]:
+    """Create rooms, users with sessions and started tables; returns [(table id, [(seat, cookie)])]."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from accounts.models import User
+    from rooms import services
+    from rooms.models import Room
+
+    run = int(time.time())
+    tables = []
+    for i in range(count):
+        game = games[i % len(games)]
+        room, _ = Room.objects.get_or_create(
+            slug=f"bench-{game}-{turn_seconds}", defaults=dict(name=f"Bench {game}", game=game, seats=SEATS[game],
+                                                               min_seats=SEATS[game], turn_seconds=turn_seconds))
+        users = [User.objects.create(username=f"b{run}-{i}-{k}") for k in range(SEATS[game])]
+        table = services.table_open(room=room, host=users[0])
+        seats = []
+        for user in users:
+            seat = services.table_sit(table_id=table.pk, user=user)
+            session = SessionStore()
+            session[SESSION_KEY] = str(user.pk)
+            session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+            session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+            session.create()
+            seats.append((seat.number, f"sessionid={session.session_key}"))
+        tables.append((table.pk, seats))
+    return tables
+
+
+async def client(url: str, cookie: str, stats: dict, stop_at: float, think: tuple[float, float], play: bool) -> None:
+    import websockets
+
+    try:
+        async with websockets.connect(url, additional_headers={"Cookie": cookie, "Origin": "http://127.0.0.1"},
+                                      open_timeout=60, max_size=2**22) as ws:
+            stats["connected"] += 1
+            pending: dict[int, float] = {}
+            while time.monotonic() < stop_at:
+                try:
+                    raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, stop_at - time.monotonic()))
+                except TimeoutError:
+                    break
+                frame = json.loads(raw)
+                if frame.get("type") != "state":
+                    continue
+                version = frame["version"]
+                for sent_version in [v for v in pending if v < version]:
+                    stats["latency"].append(time.monotonic() - pending.pop(sent_version))
+                if not play or frame["status"] != "running" or not frame.get("legal"):
+                    continue
+                if frame.get("deadline_seat") != frame["seat"] or version in pending:
+                    continue
+                await asyncio.sleep(random.uniform(*think))
+                pending[version] = time.monotonic()
+                await ws.send(json.dumps({"type": "move", "move": random.choice(frame["legal"]),
+                                          "version": version}))
+                stats["sent"] += 1
+    except Exception as exc:  # a refused or dropped client is counted, not fatal
+        stats["errors"].append(type(exc).__name__)
+
+
+def table_versions(ids: list[int]) -> int:
+    from rooms.models import Table
+
+    return sum(Table.objects.filter(pk__in=ids).values_list("version", flat=True))
+
+
+def lateness(ids: list[int], since) -> list[int]:
+    from rooms.models import TableEvent
+
+    return [e["late_ms"] for e in TableEvent.objects.filter(table_id__in=ids, kind="timer", created_at__gte=since)
+            .values_list("payload", flat=True)]
+
+
+def run(args) -> dict:
+    setup_django()
+    from django.utils import timezone
+
+    games = args.games.split(",")
+    stack = Stack(args.workers)
+    stack.start()
+    try:
+        if args.mode == "idle":
+            return asyncio.run(idle(stack, args.connections))
+        tables = make_tables(games, args.tables, turn_seconds=1 if args.mode == "timers" else args.turn_seconds,
+                             idle=args.mode == "timers")
+        ids = [t for t, _ in tables]
+        since = timezone.now()
+        v0, cpu0, t0 = table_versions(ids), stack.cpu_seconds(), time.monotonic()
+        stats = {"connected": 0, "sent": 0, "latency": [], "errors": []}
+        stop_at = time.monotonic() + args.seconds
+
+        async def main() -> None:
+            tasks = [client(f"ws://127.0.0.1:{stack.port}/ws/tables/{tid}/", cookie, stats, stop_at,
+                            (args.think_min, args.think_max), args.mode == "play")
+                     for tid, seats in tables for _seat, cookie in seats] if args.mode == "play" else []
+            if tasks:
+                await asyncio.gather(*tasks)
+            else:
+                await asyncio.sleep(args.seconds)
+
+        asyncio.run(main())
+        elapsed = time.monotonic() - t0
+        moves = table_versions(ids) - v0
+        late = lateness(ids, since)
+        cpu = stack.cpu_seconds() - cpu0
+        return {
+            "mode": args.mode, "games": games, "tables": args.tables, "workers": args.workers,
+            "seconds": round(elapsed, 1), "clients": stats["connected"], "moves": moves,
+            "moves_per_s": round(moves / elapsed, 1),
+            "latency_ms_p50": round(1000 * pct(stats["latency"], 50), 1),
+            "latency_ms_p99": round(1000 * pct(stats["latency"], 99), 1),
+            "timer_late_ms_p50": pct(late, 50), "timer_late_ms_p99": pct(late, 99), "timer_fired": len(late),
+            "server_cpu_ms_per_move": round(1000 * cpu / moves, 2) if moves else None,
+            "client_errors": len(stats["errors"]),
+        }
+    finally:
+        stack.stop()
+
+
+async def idle(stack: Stack, connections: int) -> dict:
+    import websockets
+
+    tables = make_tables(["lembar"], 1, turn_seconds=600, idle=True)
+    table_id, seats = tables[0]
+    cookie = seats[0][1]
+    base = stack.rss("web")
+    socks = []
+    for i in range(connections):
+        try:
+            socks.append(await websockets.connect(f"ws://127.0.0.1:{stack.port}/ws/tables/{table_id}/",
+                                                  additional_headers={"Cookie": cookie, "Origin": "http://127.0.0.1"},
+                                                  open_timeout=60))
+        except Exception:
+            break
+        if i % 500 == 0:
+            await asyncio.sleep(0)
+    await asyncio.sleep(3)
+    alive = sum(1 for s in socks if s.state.name == "OPEN")
+    rss = stack.rss("web")
+    for s in socks:
+        await s.close()
+    return {"mode": "idle", "connections_open": alive, "asgi_rss_mb": round(rss / 2**20, 1),
+            "kb_per_connection": round((rss - base) / 1024 / max(1, alive), 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mode", choices=["play", "timers", "idle"], default="play")
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--games", default="lembar,baloot,cherki,otuzbir")
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--turn-seconds", type=int, default=20)
+    parser.add_argument("--think-min", type=float, default=0.2)
+    parser.add_argument("--think-max", type=float, default=1.0)
+    parser.add_argument("--connections", type=int, default=5000)
+    args = parser.parse_args()
+    print(json.dumps(run(args)))
+
+
+if __name__ == "__main__":
+    main()
