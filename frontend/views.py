@@ -71,12 +71,8 @@ def open_private(request, slug):
 
 def _may_see(request, table: Table) -> bool:
     """A private table is shown to its host, its seated players, staff and holders of the invite code."""
-    if not table.is_private or request.user.is_staff or table.host_id == request.user.pk:
-        return True
-    if table.seats.filter(user=request.user).exclude(status=SeatStatus.STOOD).exists():
-        return True
     code = request.GET.get("invite") or request.POST.get("invite") or ""
-    return bool(code) and code == table.invite_code
+    return room_selectors.may_watch(table=table, user=request.user, invite_code=code)
 
 
 def _table_or_404(request, table_id: int) -> Table:
@@ -124,7 +120,8 @@ def _table_action(request, table_id: int, action) -> object:
 @require_POST
 def table_sit(request, table_id: int):
     return _table_action(request, table_id,
-                         lambda t: room_services.table_sit(table_id=t.pk, user=request.user))
+                         lambda t: room_services.table_sit(table_id=t.pk, user=request.user,
+                                                           invite_code=request.POST.get("invite") or None))
 
 
 @login_required

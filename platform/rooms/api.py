@@ -43,8 +43,13 @@ def _raise(exc: TableError):
     raise ApiError(exc.code, exc.message, status=exc.status)
 
 
-def _table(pk: int) -> Table:
-    return get_object_or_404(Table.objects.select_related("room", "host"), pk=pk)
+def _table(pk: int, request=None) -> Table:
+    """The table, or 404 for a private table the caller may not see (``?invite=`` grants it)."""
+    table = get_object_or_404(Table.objects.select_related("room", "host"), pk=pk)
+    if request is not None and not selectors.may_watch(table=table, user=request.user,
+                                                        invite_code=request.query_params.get("invite")):
+        raise ApiError("no_such_table", "There is no such table.", status=404)
+    return table
 
 
 class RoomListView(APIView):
@@ -84,6 +89,7 @@ class RoomTablesView(APIView):
 
 class SitSerializer(serializers.Serializer):
     seat = serializers.IntegerField(required=False, min_value=0, max_value=6)
+    invite = serializers.CharField(required=False, max_length=32, help_text="a private table's invite code")
 
 
 class TableSitView(APIView):
@@ -95,7 +101,8 @@ class TableSitView(APIView):
         body = SitSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
-            seat = services.table_sit(table_id=pk, user=request.user, seat_number=body.validated_data.get("seat"))
+            seat = services.table_sit(table_id=pk, user=request.user, seat_number=body.validated_data.get("seat"),
+                                      invite_code=body.validated_data.get("invite"))
         except TableError as exc:
             _raise(exc)
         return Response({"seat": seat.number})
@@ -147,7 +154,7 @@ class TableView(APIView):
                                                          "version": serializers.IntegerField(),
                                                          "view": serializers.JSONField()}))
     def get(self, request, pk: int):
-        table = _table(pk)
+        table = _table(pk, request)
         seat = selectors.seat_of(table=table, user=request.user)
         return Response(selectors.table_frame(table=table, seat_number=seat.number if seat else None))
 
@@ -164,7 +171,7 @@ class TableEventsView(APIView):
             after = max(0, int(request.query_params.get("after", 0)))
         except ValueError:
             raise ApiError("bad_parameter", "'after' must be a whole number.") from None
-        return Response(selectors.public_events(table=_table(pk), after=after))
+        return Response(selectors.public_events(table=_table(pk, request), after=after))
 
 
 class TableProofView(APIView):
@@ -172,4 +179,4 @@ class TableProofView(APIView):
 
     @extend_schema(responses=serializers.JSONField())
     def get(self, request, pk: int):
-        return Response(selectors.proof_document(table=_table(pk)))
+        return Response(selectors.proof_document(table=_table(pk, request)))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -154,10 +155,13 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     @database_sync_to_async
     def _seat(self):
-        """This user's seat number, None for a spectator, False when the table does not exist."""
+        """This user's seat number, None for a spectator, False when the table does not exist (for them)."""
         try:
             table = Table.objects.get(pk=self.table_id)
         except Table.DoesNotExist:
+            return False
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        if not selectors.may_watch(table=table, user=self.scope["user"], invite_code=(query.get("invite") or [""])[0]):
             return False
         seat = selectors.seat_of(table=table, user=self.scope["user"])
         return seat.number if seat else None

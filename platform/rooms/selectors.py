@@ -33,6 +33,19 @@ def seat_of(*, table: Table, user) -> Seat | None:
     return table.seats.filter(user=user, status=SeatStatus.SEATED).first()
 
 
+def may_watch(*, table: Table, user, invite_code: str | None = None) -> bool:
+    """A private table is visible to its host, its players (past or present), staff and invite holders."""
+    if not table.is_private:
+        return True
+    if user is None or not getattr(user, "is_authenticated", False):
+        return False
+    if user.is_staff or table.host_id == user.pk:
+        return True
+    if table.seats.filter(user=user).exclude(status=SeatStatus.STOOD).exists():
+        return True
+    return bool(invite_code) and invite_code == table.invite_code
+
+
 def seats_public(table: Table) -> list[dict]:
     return [
         {"seat": s.number, "player": s.user.public_name, "username": s.user.username,

@@ -108,10 +108,16 @@ def table_open(*, room: Room, host=None, private: bool = False, seat_count: int 
     return table
 
 
-def table_sit(*, table_id: int, user, seat_number: int | None = None) -> Seat:
-    """Take a seat at an open table (the first free one when ``seat_number`` is None)."""
+def table_sit(*, table_id: int, user, seat_number: int | None = None, invite_code: str | None = None) -> Seat:
+    """Take a seat at an open table (the first free one when ``seat_number`` is None).
+
+    A private table seats its host, staff, bots (only its host can add them) and holders of its invite code.
+    """
     with transaction.atomic():
         table = _lock(table_id)
+        if (table.is_private and not user.is_bot and not user.is_staff and table.host_id != user.pk
+                and (not invite_code or invite_code != table.invite_code)):
+            raise TableError("invite_required", "This private table needs its invite code.", status=403)
         if table.status != TableStatus.OPEN:
             raise TableError("table_not_open", "This table has already started or ended.", status=409)
         if table.room.bots_only and not user.is_bot and table.seats.filter(

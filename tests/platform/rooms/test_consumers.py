@@ -140,3 +140,24 @@ async def test_logging_out_closes_the_users_sockets(enqueued):
     await sync_to_async(client.post)("/accounts/logout/")
     output = await comm.receive_output(timeout=10)
     assert output["type"] == "websocket.close" and output.get("code") == 4401
+
+
+async def test_a_private_table_is_hidden_from_strangers(enqueued):
+    def setup():
+        room = Room.objects.create(name="P", slug="p", game="lembar", seats=2, min_seats=2)
+        host = user_create(username="ph", password="pass-word-123")
+        stranger = user_create(username="ps", password="pass-word-123")
+        table = services.table_open(room=room, host=host, private=True)
+        return table, stranger
+
+    table, stranger = await sync_to_async(setup)()
+    cookie = await sync_to_async(_session_cookie)(stranger)
+    comm, connected, code = await _connect(table.pk, cookie)
+    assert not connected and code == 4404
+    comm = WebsocketCommunicator(application, f"/ws/tables/{table.pk}/?invite={table.invite_code}",
+                                 headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", cookie)])
+    connected, _ = await comm.connect(timeout=10)
+    assert connected
+    frame = await comm.receive_json_from(timeout=10)
+    assert frame["seat"] is None
+    await comm.disconnect()

@@ -273,3 +273,20 @@ def test_frames_never_carry_the_seed_or_other_hands_before_the_end(lembar_room, 
     spectator = selectors.table_frame(table=table, seat_number=None)
     assert spectator["legal"] == [] and table.seed_hex not in json.dumps(spectator)
     assert all(e["payload"].get("seed") is None for e in selectors.public_events(table=table))
+
+
+def test_a_private_table_needs_its_invite_code(lembar_room, make_user, bots):
+    host, guest, stranger = make_user(), make_user(), make_user()
+    table = services.table_open(room=lembar_room, host=host, private=True)
+    services.table_sit(table_id=table.pk, user=host)
+    with pytest.raises(TableError) as exc:
+        services.table_sit(table_id=table.pk, user=stranger)
+    assert exc.value.code == "invite_required"
+    with pytest.raises(TableError) as exc:
+        services.table_sit(table_id=table.pk, user=stranger, invite_code="wrong")
+    assert exc.value.code == "invite_required"
+    assert services.table_sit(table_id=table.pk, user=guest, invite_code=table.invite_code).number == 1
+    services.table_add_bot(table_id=table.pk, by=host)  # bots come only through the host
+    assert not selectors.may_watch(table=table, user=stranger)
+    assert selectors.may_watch(table=table, user=stranger, invite_code=table.invite_code)
+    assert selectors.may_watch(table=table, user=guest) and selectors.may_watch(table=table, user=host)
