@@ -12,7 +12,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
-from gameworkers.bots import get_bot
+from gameworkers.bots import get_bot, style_for
 from gameworkers.engines import get_engine
 from rooms import services
 from rooms.errors import TableError
@@ -76,7 +76,7 @@ def bot_turn(table_id: int, seat: int, version: int) -> dict:
     legal = engine.legal_moves(table.state, seat)
     due = engine.deadline(table.state)
     optional = due is not None and due.get("seat") != seat
-    bot = get_bot(table.game, _style_for(table.game, occupant.user.bot_style),
+    bot = get_bot(table.game, style_for(table.game, occupant.user.bot_style),
                   memory=copy.deepcopy(occupant.user.bot_memory))
     rng = random.Random(f"{table_id}:{version}:{seat}")
     view = engine.view(table.state, seat)
@@ -104,7 +104,3 @@ def _player_ids(table: Table) -> list[int | None]:
     return ids
 
 
-def _style_for(game: str, style: str) -> str | None:
-    from gameworkers.bots import styles
-
-    return style if style in styles(game) else None

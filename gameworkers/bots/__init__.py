@@ -52,6 +52,24 @@ def styles(game: str) -> dict[str, type[Bot]]:
     return found
 
 
+# A bot account has one persona across all four games; each game plays it with its closest style.
+PERSONAS: dict[str, dict[str, str]] = {
+    "careful": {"lembar": "cerdik", "baloot": "pimc", "cherki": "collector", "otuzbir": "tight-passive"},
+    "aggressive": {"lembar": "agresif", "baloot": "pimc", "cherki": "collector", "otuzbir": "loose-aggressive"},
+    "tricky": {"lembar": "cerdik", "baloot": "pimc", "cherki": "collector", "otuzbir": "tricky"},
+    "balanced": {"lembar": "cerdik", "baloot": "pimc", "cherki": "collector", "otuzbir": "balanced"},
+}
+
+
+def style_for(game: str, persona: str | None) -> str | None:
+    """The game's style for a bot account's persona (or the style itself when the game has it)."""
+    available = styles(game)
+    if persona in available:
+        return persona
+    mapped = PERSONAS.get(persona or "", {}).get(game)
+    return mapped if mapped in available else None
+
+
 def get_bot(game: str, style: str | None = None, memory: dict | None = None) -> Bot:
     """A bot for ``game``; ``style`` None picks the game's default (first listed) style."""
     available = styles(game)

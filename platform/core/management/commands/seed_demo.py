@@ -50,6 +50,7 @@ BOTS = [
     ("bot-sari", "Bu Sari", "careful", "Plays safe: keeps its strong cards, rarely bluffs, folds weak hands."),
     ("bot-budi", "Pak Budi", "aggressive", "Presses every edge: bids high, raises often and attacks the leader."),
     ("bot-aylin", "Aylin", "tricky", "Mixes it up: sometimes bluffs, sometimes slow-plays a strong hand."),
+    ("bot-rafi", "Rafi", "balanced", "Weighs every option by simulation and plays the odds."),
     ("bot-hamid", "Hamid", "careful", "Patient and solid: waits for good hands and plays them straight."),
     ("bot-mei", "Mei Ling", "aggressive", "Fast and bold: takes risks to win big."),
     ("bot-kemal", "Kemal", "tricky", "Hard to read: varies its bets and its pace."),
