@@ -58,22 +58,30 @@ class Match(models.Model):
 class QueueEntry(models.Model):
     """One player waiting in one room's quick-play queue. Rows are kept (history, wait estimates)."""
 
-    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="queue_entries")
+    # Few indexes on purpose: a matcher pass rewrites thousands of these rows and every index costs
+    # a write per row. (status, room, joined_at) serves the matcher and queue positions.
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="queue_entries", db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_entries")
     status = models.CharField(max_length=8, choices=EntryStatus.choices, default=EntryStatus.WAITING)
     # Entries sharing a non-empty party key are seated together (play again / rematch).
     party = models.CharField(max_length=40, blank=True, default="")
     rating = models.FloatField(default=DEFAULT_MU)  # the player's mu for the room's game when they joined
-    joined_at = models.DateTimeField(db_index=True)
-    match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries")
-    table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    joined_at = models.DateTimeField()
+    # No database-level FK check: a matcher pass sets this on thousands of rows at once, always to a
+    # match created in the same transaction, and 10,000 RI trigger runs cost more than the whole pass.
+    match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries",
+                              db_constraint=False)
+    table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                              db_index=False)
     ended_at = models.DateTimeField(null=True, blank=True)
     error_code = models.CharField(max_length=40, blank=True)
     error_message = models.CharField(max_length=200, blank=True)
 
     class Meta:
         verbose_name_plural = "queue entries"
-        indexes = [models.Index(fields=["status", "room", "joined_at"], name="queue_status_room_idx")]
+        indexes = [models.Index(fields=["status", "room", "joined_at"], name="queue_status_room_idx"),
+                   models.Index(fields=["room", "ended_at"], name="queue_room_ended_idx",
+                                condition=models.Q(status="seated"))]
         constraints = [
             models.UniqueConstraint(fields=["user"], condition=models.Q(status__in=["waiting", "matching"]),
                                     name="queue_one_active_per_user"),

@@ -10,10 +10,11 @@ from __future__ import annotations
 import logging
 import random
 import re
+import time
 from collections import defaultdict
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
@@ -39,6 +40,7 @@ log = logging.getLogger(__name__)
 TABLE_WIDE_CODES = {"room_closed", "bad_seat_count", "bad_options", "no_such_table", "table_not_open"}
 # Codes that refuse the whole group (nobody can be seated in this room now).
 ROOM_REFUSAL_CODES = {"room_closed"}
+UPDATE_CHUNK = 1000  # entries per conditional UPDATE in a matcher pass
 PENDING_RETRY_S = 30  # a match still pending after this is handed to a worker again
 INVITE_CODE = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 
@@ -145,63 +147,107 @@ def _gaps() -> planner.Gaps:
     return planner.Gaps(conf.BASE_GAP, conf.GAP_PER_SECOND, conf.MAX_GAP)
 
 
-def match_pass(*, now: datetime | None = None) -> list[int]:
+def match_pass(*, now: datetime | None = None, stats: dict | None = None) -> list[int]:
     """One batched pass over every waiting entry: form groups, mark them matching, seat after commit.
 
     Waiting rows are locked with ``SELECT ... FOR UPDATE SKIP LOCKED``: a second matcher running
     at the same time sees none of the rows this one holds; the state change is a conditional
     update (waiting -> matching) checked row for row, and the partial unique constraint allows
-    one active entry per player. Returns the ids of the matches formed.
+    one active entry per player. Returns the ids of the matches formed; ``stats`` (if given)
+    receives the phase timings in seconds.
     """
     now = now or timezone.now()
+    clock = time.perf_counter
+    marks = [clock()]
     with transaction.atomic():
         rows = list(QueueEntry.objects.select_for_update(skip_locked=True)
                     .filter(status=EntryStatus.WAITING)
                     .values_list("pk", "room_id", "party", "rating", "joined_at"))
-        if not rows:
-            _retry_pending(now)
-            return []
-        rooms = Room.objects.in_bulk({r[1] for r in rows})
-        bots = _bots_available()
-        by_room: dict[int, dict[str, planner.Unit]] = defaultdict(dict)
-        for pk, room_id, party, rating, joined_at in rows:
-            waited = (now - joined_at).total_seconds()
-            units = by_room[room_id]
-            key = party or f"#{pk}"
-            unit = units.get(key)
-            if unit is None:
-                units[key] = planner.Unit([pk], rating, waited, 1, party)
-            else:
-                unit.rating = (unit.rating * unit.size + rating) / (unit.size + 1)
-                unit.entries.append(pk)
-                unit.size += 1
-                unit.waited = max(unit.waited, waited)
-        planned: list[tuple[Room, planner.Group]] = []
-        gaps = _gaps()
-        for room_id, units in by_room.items():
-            room = rooms[room_id]
-            if not room.is_open:
-                continue
-            rules = planner.RoomRules(seats=room.seats, min_seats=room.min_seats,
-                                      fill_delay_s=0 if room.bots_only else room.fill_delay_seconds,
-                                      bots_only=room.bots_only, bots_available=bots,
-                                      bot_tables=conf.BOT_TABLES)
-            planned += [(room, g) for g in planner.plan_room(list(units.values()), rules, gaps)]
-        if not planned:
-            _retry_pending(now)
-            return []
-        matches = Match.objects.bulk_create(
-            [Match(room=room, seat_count=g.seat_count, bots=g.bots) for room, g in planned])
-        for match, (_room, group) in zip(matches, planned, strict=True):
-            ids = group.entries
-            changed = QueueEntry.objects.filter(pk__in=ids, status=EntryStatus.WAITING).update(
-                status=EntryStatus.MATCHING, match=match)
-            if changed != len(ids):  # cannot happen while we hold the row locks; refuse to guess
-                raise RuntimeError(f"queue entries {ids} changed under the matcher")
+        marks.append(clock())
+        planned = _plan(rows, now) if rows else []
+        marks.append(clock())
+        match_ids = _create_matches(planned, now) if planned else []
+        marks.append(clock())
         _retry_pending(now)
-        match_ids = [m.pk for m in matches]
-        _after_commit(_enqueue_seat, match_ids)
+        if match_ids:
+            _after_commit(_enqueue_seat, match_ids)
+    marks.append(clock())
+    if stats is not None:
+        stats.update({"waiting": len(rows), "matches": len(match_ids), "lock_read_s": marks[1] - marks[0],
+                      "plan_s": marks[2] - marks[1], "write_s": marks[3] - marks[2],
+                      "commit_s": marks[4] - marks[3], "total_s": marks[4] - marks[0]})
     return match_ids
+
+
+def _plan(rows: list[tuple], now: datetime) -> list[tuple[int, planner.Group]]:
+    rooms = Room.objects.in_bulk({r[1] for r in rows})
+    bots = _bots_available()
+    by_room: dict[int, dict[str, planner.Unit]] = defaultdict(dict)
+    for pk, room_id, party, rating, joined_at in rows:
+        waited = (now - joined_at).total_seconds()
+        units = by_room[room_id]
+        key = party or pk
+        unit = units.get(key)
+        if unit is None:
+            units[key] = planner.Unit([pk], rating, waited, 1, party)
+        else:
+            unit.rating = (unit.rating * unit.size + rating) / (unit.size + 1)
+            unit.entries.append(pk)
+            unit.size += 1
+            unit.waited = max(unit.waited, waited)
+    planned: list[tuple[int, planner.Group]] = []
+    gaps = _gaps()
+    for room_id, units in by_room.items():
+        room = rooms[room_id]
+        if not room.is_open:
+            continue
+        rules = planner.RoomRules(seats=room.seats, min_seats=room.min_seats,
+                                  fill_delay_s=0 if room.bots_only else room.fill_delay_seconds,
+                                  bots_only=room.bots_only, bots_available=bots, bot_tables=conf.BOT_TABLES)
+        planned += [(room_id, g) for g in planner.plan_room(list(units.values()), rules, gaps)]
+    return planned
+
+
+def _create_matches(planned: list[tuple[int, planner.Group]], now: datetime) -> list[int]:
+    """Insert the matches and move their entries waiting -> matching (raw SQL: this is the hot path).
+
+    Every value in the SQL is an ``int`` we produced (or a fixed choice), so it is written inline:
+    thousands of bound parameters cost more client-side than the statements themselves.
+    """
+    table = Match._meta.db_table
+    match_ids: list[int] = []
+    with connection.cursor() as cursor:
+        for start in range(0, len(planned), UPDATE_CHUNK):
+            chunk = planned[start:start + UPDATE_CHUNK]
+            values = ", ".join(f"({int(room_id)}, %s, {int(g.seat_count)}, {int(g.bots)}, '', %s)"
+                               for room_id, g in chunk)
+            params = [x for _ in chunk for x in (MatchStatus.PENDING.value, now)]
+            cursor.execute(f"INSERT INTO {table} (room_id, status, seat_count, bots, error_code, created_at) "
+                           f"VALUES {values} RETURNING id", params)
+            match_ids += [row[0] for row in cursor.fetchall()]
+    assignment = [(entry_id, match_id) for match_id, (_room, group) in zip(match_ids, planned, strict=True)
+                  for entry_id in group.entries]
+    for start in range(0, len(assignment), UPDATE_CHUNK):
+        chunk = assignment[start:start + UPDATE_CHUNK]
+        if _mark_matching(chunk) != len(chunk):  # cannot happen while we hold the row locks
+            raise RuntimeError(f"queue entries {[e for e, _ in chunk][:8]}... changed under the matcher")
+    return match_ids
+
+
+def _mark_matching(chunk: list[tuple[int, int]]) -> int:
+    """waiting -> matching with each entry's match, in one conditional UPDATE; returns the rows changed."""
+    table = QueueEntry._meta.db_table
+    if connection.vendor == "postgresql":
+        values = ", ".join(f"({int(e)}::bigint, {int(m)}::bigint)" for e, m in chunk)
+        source, entry_col, match_col = f"(VALUES {values}) AS v(entry_id, match_id)", "v.entry_id", "v.match_id"
+    else:  # SQLite names VALUES columns column1, column2 (and reports rowcount only for a leading UPDATE)
+        values = ", ".join(f"({int(e)}, {int(m)})" for e, m in chunk)
+        source, entry_col, match_col = f"(VALUES {values}) AS v", "v.column1", "v.column2"
+    sql = (f"UPDATE {table} SET status = %s, match_id = {match_col} FROM {source} "
+           f"WHERE {table}.id = {entry_col} AND {table}.status = %s")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [EntryStatus.MATCHING.value, EntryStatus.WAITING.value])
+        return cursor.rowcount
 
 
 def _retry_pending(now: datetime) -> None:
@@ -377,7 +423,7 @@ def private_join(*, code: str, user) -> Seat:
     if table.status != TableStatus.OPEN:
         raise QueueError("table_not_open", "This table has already started or ended.", status=409)
     try:
-        return rooms_services.table_sit(table_id=table.pk, user=user)
+        return rooms_services.table_sit(table_id=table.pk, user=user, invite_code=code)
     except TableError as exc:
         raise _table_error(exc) from exc
 

@@ -48,7 +48,7 @@ def _in_threads(n: int, fn) -> list:
 
 def test_concurrent_matchers_never_double_seat(make_room, make_user, bots):
     rooms = [make_room(game="baloot"), make_room(game="cherki"), make_room(game="lembar", seats=4, min_seats=2)]
-    players = [make_user() for _ in range(45)]
+    players = [make_user() for _ in range(30)]
     start = timezone.now()
     for i, p in enumerate(players):
         services.queue_join(room=rooms[i % 3], user=p, now=start)
