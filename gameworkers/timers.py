@@ -12,7 +12,9 @@ from rooms import services
 
 def sweep() -> int:
     from gameworkers import tasks
+    from matchmaking.tasks import kick_matcher
 
+    kick_matcher()  # at most one matcher pass per second (cache lock), only when someone waits
     claimed = services.due_tables()
     for table_id, version in claimed:
         tasks.fire_deadline.delay(table_id, version)

@@ -7,9 +7,10 @@ from channels.routing import URLRouter
 from channels.security.websocket import OriginValidator
 from django.conf import settings
 
+from matchmaking.routing import websocket_urlpatterns as matchmaking_ws
 from rooms.routing import websocket_urlpatterns as rooms_ws
 
-websocket_urlpatterns: list = [*rooms_ws]
+websocket_urlpatterns: list = [*rooms_ws, *matchmaking_ws]
 
 websocket_application = OriginValidator(
     AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),

@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "accounts",
     "rooms",
     "wallets",
+    "matchmaking",
     "core",
     "gameworkers",
     "frontend",

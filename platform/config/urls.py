@@ -12,5 +12,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("core.api_urls")),
+    path("play/", include("matchmaking.urls")),
     path("", include("frontend.urls")),
 ]

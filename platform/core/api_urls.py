@@ -1,7 +1,7 @@
 """The REST API's URL table."""
 
 from accounts import api as accounts_api
-from django.urls import path
+from django.urls import include, path
 from rooms import api as rooms_api
 from wallets import api as wallets_api
 
@@ -18,4 +18,5 @@ urlpatterns = [
     path("tables/<int:pk>/proof.json", rooms_api.TableProofView.as_view(), name="api-table-proof"),
     path("wallet/", wallets_api.WalletView.as_view(), name="api-wallet"),
     path("wallet/history/", wallets_api.WalletHistoryView.as_view(), name="api-wallet-history"),
+    path("matchmaking/", include("matchmaking.api_urls")),
 ]
