@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "rooms",
     "wallets",
     "matchmaking",
+    "tournaments",
     "core",
     "gameworkers",
     "frontend",

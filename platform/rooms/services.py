@@ -89,8 +89,15 @@ def _after_commit_broadcast(table: Table, events: list[dict], *, seats_changed: 
 
 # ----- open, sit, stand ----------------------------------------------------------------
 
-def table_open(*, room: Room, host=None, private: bool = False, seat_count: int | None = None) -> Table:
-    """A new table: a fresh secret seed and its public commitment, before anyone sits."""
+def table_open(*, room: Room, host=None, private: bool = False, seat_count: int | None = None,
+               options: dict | None = None) -> Table:
+    """A new table: a fresh secret seed and its public commitment, before anyone sits.
+
+    ``options`` (e.g. a tournament's stacks, ante schedule, hand offset and ebe) are merged over
+    ``engine_options(room)``; the engine validates them when the table starts.
+    """
+    if options is not None and not isinstance(options, dict):
+        raise TableError("bad_options", "Table options must be an object.")
     if not room.is_open:
         raise TableError("room_closed", "This room is closed.")
     count = seat_count or room.seats
@@ -100,7 +107,7 @@ def table_open(*, room: Room, host=None, private: bool = False, seat_count: int 
     with transaction.atomic():
         table = Table.objects.create(
             room=room, seed_hex=seed.hex(), commitment=fairness.commitment(seed),
-            committed_at=timezone.now(), options=engine_options(room), host=host,
+            committed_at=timezone.now(), options={**engine_options(room), **(options or {})}, host=host,
             is_private=private, invite_code=secrets.token_urlsafe(6) if private else "",
             seat_count=count,
         )

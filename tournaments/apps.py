@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class TournamentsConfig(AppConfig):
+    name = "tournaments"
+    verbose_name = _("Tournaments")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from rooms.signals import table_finished
+        from tournaments import receivers
+
+        table_finished.connect(receivers.table_finished, dispatch_uid="tournaments.table_finished")

@@ -1,0 +1,661 @@
+"""Tournament lifecycle: schedule, register, start, play rounds, finish or cancel.
+
+Every state change locks the tournament row (``select_for_update``); money moves through
+``tournaments.money`` (the ledger's public services) in the same transaction; pushes and task
+enqueues run after commit. The 31 freezeout plays hand for hand: each tournament table plays one
+hand on a fresh rooms Table (``hands: 1`` with the table's stacks, hand count and ebe), then
+``advance`` ranks the busts, rebalances (``logic.balance``) and deals the next hand everywhere.
+Brackets (Lembar, Cherki, Baloot pairs) play one rooms Table per match; the top advances.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from rooms import services as rooms_services
+from rooms.errors import TableError
+from rooms.models import ENDED_STATUSES, Room, SeatStatus, StakeKind, Table, TableStatus
+from tournaments import logic, money
+from tournaments.errors import TournamentError
+from tournaments.models import Entry, EntryStatus, Status, Tournament, TournamentTable
+
+log = logging.getLogger(__name__)
+
+ACTIVE = (EntryStatus.REGISTERED, EntryStatus.PLAYING)
+
+
+def _lock(tournament_id: int) -> Tournament:
+    try:
+        return Tournament.objects.select_for_update().select_related("room").get(pk=tournament_id)
+    except (Tournament.DoesNotExist, ValueError, TypeError):
+        raise TournamentError("no_such_tournament", "There is no such tournament.", status=404) from None
+
+
+def _after_commit_push(tournament_id: int, moves: list[tuple[int, int]] | None = None) -> None:
+    def push() -> None:
+        from tournaments import broadcast
+
+        broadcast.tournament_changed(tournament_id, moves=moves or [])
+
+    transaction.on_commit(push)
+
+
+# ----- admin: create, schedule ------------------------------------------------------------------
+
+def tournament_create(*, name: str, room: Room, starts_at: datetime, game: str | None = None,
+                      registration_opens_at: datetime | None = None, repeat_every: timedelta | None = None,
+                      entry_fee: int = 20, rake_bps: int = 0, starting_stack: int = 100,
+                      ante_schedule: dict | list | None = None, seats_per_table: int | None = None,
+                      min_entrants: int = 2, max_entrants: int | None = None,
+                      fill_with_bots: bool = False) -> Tournament:
+    """Schedule a tournament (announced; registering at once when registration opens now or earlier)."""
+    from django.core.exceptions import ValidationError
+
+    tournament = Tournament(
+        name=name, room=room, game=game or room.game, starts_at=starts_at,
+        registration_opens_at=registration_opens_at, repeat_every=repeat_every, entry_fee=entry_fee,
+        rake_bps=rake_bps, starting_stack=starting_stack,
+        ante_schedule=ante_schedule if ante_schedule is not None else {"base": 1, "double_every": 5},
+        seats_per_table=seats_per_table or min(7, room.seats), min_entrants=min_entrants,
+        max_entrants=max_entrants, fill_with_bots=fill_with_bots,
+    )
+    try:
+        tournament.full_clean()
+    except ValidationError as exc:
+        raise TournamentError("bad_tournament", "; ".join(f"{k}: {' '.join(v)}" for k, v in
+                                                          exc.message_dict.items())) from None
+    if registration_opens_at is None or registration_opens_at <= timezone.now():
+        tournament.status = Status.REGISTERING
+    tournament.save()
+    return tournament
+
+
+def open_registration(*, tournament_id: int) -> Tournament:
+    with transaction.atomic():
+        tournament = _lock(tournament_id)
+        if tournament.status != Status.ANNOUNCED:
+            raise TournamentError("not_announced", "Registration is open already or over.", status=409)
+        tournament.status = Status.REGISTERING
+        tournament.save(update_fields=["status"])
+    _after_commit_push(tournament.pk)
+    return tournament
+
+
+def _schedule_next(tournament: Tournament) -> None:
+    """Recurring tournaments: the next occurrence, once, when this one starts or is cancelled."""
+    if not tournament.repeat_every or tournament.next_created:
+        return
+    fields = {f.name: getattr(tournament, f.name) for f in Tournament._meta.concrete_fields
+              if f.name in ("name", "game", "room", "repeat_every", "currency", "entry_fee", "rake_bps",
+                            "starting_stack", "ante_schedule", "seats_per_table", "min_entrants",
+                            "max_entrants", "fill_with_bots")}
+    opens = tournament.registration_opens_at + tournament.repeat_every if tournament.registration_opens_at else None
+    Tournament.objects.create(
+        **fields, starts_at=tournament.starts_at + tournament.repeat_every, registration_opens_at=opens,
+        status=Status.REGISTERING if opens is None or opens <= timezone.now() else Status.ANNOUNCED)
+    tournament.next_created = True
+    tournament.save(update_fields=["next_created"])
+
+
+# ----- registration -------------------------------------------------------------------------------
+
+def register(*, tournament_id: int, user, partner=None) -> Entry:
+    """Register (paying the entry into the tournament escrow). Baloot: name the ``partner`` whose
+    team you join, or register alone to open a team your partner then joins."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise TournamentError("not_logged_in", "Log in to register.", status=401)
+    with transaction.atomic():
+        tournament = _lock(tournament_id)
+        if tournament.status != Status.REGISTERING:
+            raise TournamentError("registration_closed", "Registration is not open.", status=409)
+        active = tournament.entries.filter(status__in=ACTIVE)
+        if tournament.max_entrants and active.count() >= tournament.max_entrants:
+            raise TournamentError("tournament_full", "Every place is taken.", status=409)
+        team = None
+        if partner is not None:
+            if tournament.team_size < 2:
+                raise TournamentError("no_teams", "This tournament is not played in pairs.")
+            lead = active.filter(user=partner).first()
+            if lead is None or partner == user:
+                raise TournamentError("no_such_partner", "Your partner is not registered.", status=409)
+            if active.filter(team=lead.unit).count() >= tournament.team_size:
+                raise TournamentError("team_full", "That team is complete.", status=409)
+            team = lead.unit
+        entry = tournament.entries.filter(user=user).first()
+        if entry is not None and entry.status in ACTIVE:
+            raise TournamentError("already_registered", "You are registered already.", status=409)
+        if entry is None:
+            entry = Entry.objects.create(tournament=tournament, user=user, team=team)
+        else:
+            entry.status = EntryStatus.REGISTERED
+            entry.registrations += 1
+            entry.team = team
+            entry.save(update_fields=["status", "registrations", "team"])
+        if tournament.team_size > 1 and team is None:
+            entry.team = entry.pk
+            entry.save(update_fields=["team"])
+        money.pay_entry(tournament=tournament, entry=entry)
+    _after_commit_push(tournament.pk)
+    return entry
+
+
+def unregister(*, tournament_id: int, user) -> Entry:
+    """Before the start: the entry comes back in full."""
+    with transaction.atomic():
+        tournament = _lock(tournament_id)
+        entry = tournament.entries.filter(user=user, status=EntryStatus.REGISTERED).first() if user else None
+        if entry is None:
+            raise TournamentError("not_registered", "You are not registered.", status=409)
+        if tournament.status not in (Status.ANNOUNCED, Status.REGISTERING):
+            raise TournamentError("already_started", "The tournament has started.", status=409)
+        entry.status = EntryStatus.UNREGISTERED
+        entry.save(update_fields=["status"])
+        money.refund_entry(tournament=tournament, entry=entry)
+        if tournament.team_size > 1 and entry.team == entry.pk:
+            # the team's founder leaves: the partner (if any) now leads the team
+            partner = tournament.entries.filter(team=entry.pk, status__in=ACTIVE).exclude(pk=entry.pk).first()
+            if partner is not None:
+                tournament.entries.filter(pk=partner.pk).update(team=partner.pk)
+    _after_commit_push(tournament.pk)
+    return entry
+
+
+# ----- cancel ------------------------------------------------------------------------------------
+
+def cancel(*, tournament_id: int, reason: str = "staff", by=None) -> Tournament:
+    """Before the start every entry comes back; after it, the entries of players still in, nothing split."""
+    with transaction.atomic():
+        tournament = _lock(tournament_id)
+        if by is not None and not by.is_staff:
+            raise TournamentError("not_staff", "Only staff can cancel tournaments.", status=403)
+        _cancel_locked(tournament, reason)
+    return tournament
+
+
+def _cancel_locked(tournament: Tournament, reason: str) -> None:
+    if tournament.status in (Status.FINISHED, Status.CANCELLED):
+        raise TournamentError("tournament_over", "This tournament is over.", status=409)
+    started = tournament.status == Status.RUNNING
+    refund = list(tournament.entries.filter(status__in=ACTIVE).select_related("user").order_by("pk"))
+    money.cancel(tournament=tournament, refund_entries=refund)
+    Entry.objects.filter(pk__in=[e.pk for e in refund]).update(status=EntryStatus.REFUNDED, table=None)
+    tournament.status = Status.CANCELLED
+    tournament.cancel_reason = reason[:40]
+    tournament.finished_at = timezone.now()
+    tournament.save(update_fields=["status", "cancel_reason", "finished_at"])
+    if started:
+        for tt in tournament.tables.filter(table__isnull=False).select_related("table"):
+            if tt.table.status not in ENDED_STATUSES:
+                table_id = tt.table_id
+                transaction.on_commit(lambda table_id=table_id: _stop_table(table_id))
+    _schedule_next(tournament)
+    _after_commit_push(tournament.pk)
+
+
+def _stop_table(table_id: int) -> None:
+    try:
+        rooms_services.table_stop(table_id=table_id, reason="staff", by=_staff_user())
+    except TableError:
+        pass
+
+
+def _staff_user():
+    from accounts.models import User
+
+    return User(is_staff=True)
+
+
+# ----- start ---------------------------------------------------------------------------------------
+
+def _add_bots(tournament: Tournament, needed: int) -> None:
+    from accounts.models import User
+
+    taken = tournament.entries.values_list("user_id", flat=True)
+    bots = list(User.objects.filter(is_bot=True, is_active=True).exclude(pk__in=list(taken))
+                .order_by("pk")[:needed])
+    for bot in bots:
+        entry = Entry.objects.create(tournament=tournament, user=bot)
+        if tournament.team_size > 1:
+            entry.team = entry.pk
+            entry.save(update_fields=["team"])
+        money.pay_entry(tournament=tournament, entry=entry)
+
+
+def _units(tournament: Tournament) -> dict[int, list[Entry]]:
+    units: dict[int, list[Entry]] = {}
+    for entry in tournament.entries.filter(status__in=ACTIVE).select_related("user").order_by("registered_at", "pk"):
+        units.setdefault(entry.unit, []).append(entry)
+    return units
+
+
+def start(*, tournament_id: int) -> Tournament:
+    """Close registration: too few entrants cancels (bots fill first when allowed); else deal."""
+    with transaction.atomic():
+        tournament = _lock(tournament_id)
+        if tournament.status not in (Status.ANNOUNCED, Status.REGISTERING):
+            raise TournamentError("not_registering", "This tournament cannot start now.", status=409)
+        if tournament.team_size > 1:
+            _complete_teams(tournament)
+        units = _units(tournament)
+        count = len(units)
+        if count < tournament.min_entrants and tournament.fill_with_bots:
+            _add_bots(tournament, (tournament.min_entrants - count) * tournament.team_size)
+            if tournament.team_size > 1:
+                _complete_teams(tournament)
+            units = _units(tournament)
+        if not tournament.is_freezeout and tournament.game == "cherki" and len(units) % 2 == 0 and units:
+            # Tables of exactly three reach one winner only from an odd count: a bot takes the seat
+            # (or, without bots, the latest registration is refunded).
+            if tournament.fill_with_bots:
+                _add_bots(tournament, 1)
+            else:
+                last = tournament.entries.filter(status__in=ACTIVE).order_by("-registered_at", "-pk").first()
+                last.status = EntryStatus.REFUNDED
+                last.save(update_fields=["status"])
+                money.refund_entry(tournament=tournament, entry=last)
+            units = _units(tournament)
+        if len(units) < max(2, tournament.min_entrants):
+            _cancel_locked(tournament, "too_few_entrants")
+            return tournament
+        entries = [e for members in units.values() for e in members]
+        Entry.objects.filter(pk__in=[e.pk for e in entries]).update(status=EntryStatus.PLAYING,
+                                                                   stack=tournament.starting_stack)
+        tournament.status = Status.RUNNING
+        tournament.started_at = timezone.now()
+        tournament.entrants = len(entries)
+        tournament.pool = tournament.entry_fee * len(entries)
+        tournament.round = 1
+        tournament.round_dealt = False
+        order = list(units)
+        secrets.SystemRandom().shuffle(order)  # the seat draw
+        if tournament.is_freezeout:
+            for state in logic.seat_players(order, seats=tournament.seats_per_table):
+                TournamentTable.objects.create(tournament=tournament, number=state.id, round=0,
+                                               players=state.players, hands=0)
+                Entry.objects.filter(pk__in=state.players).update(
+                    table=TournamentTable.objects.get(tournament=tournament, number=state.id))
+        else:
+            order = list(units)  # brackets: byes go to the earliest registrations
+            try:
+                groups = logic.first_round(order, k=tournament.table_size, low=_bracket_low(tournament))
+            except logic.LogicError as exc:
+                raise TournamentError(exc.code, exc.message, status=409) from None
+            _create_matches(tournament, 1, groups)
+        tournament.save()
+        _schedule_next(tournament)
+    deal(tournament_id=tournament.pk)
+    return tournament
+
+
+def _complete_teams(tournament: Tournament) -> None:
+    """Baloot: a team still missing its partner is refunded at the start (or filled by a bot)."""
+    from accounts.models import User
+
+    for unit, members in _units(tournament).items():
+        if len(members) >= 2:
+            continue
+        if tournament.fill_with_bots:
+            taken = tournament.entries.values_list("user_id", flat=True)
+            bot = User.objects.filter(is_bot=True, is_active=True).exclude(pk__in=list(taken)).order_by("pk").first()
+            if bot is not None:
+                entry = Entry.objects.create(tournament=tournament, user=bot, team=unit)
+                money.pay_entry(tournament=tournament, entry=entry)
+                continue
+        for entry in members:
+            entry.status = EntryStatus.REFUNDED
+            entry.save(update_fields=["status"])
+            money.refund_entry(tournament=tournament, entry=entry)
+
+
+def _bracket_low(tournament: Tournament) -> int:
+    if tournament.game == "lembar":
+        return max(2, tournament.room.min_seats)
+    return tournament.table_size
+
+
+def _create_matches(tournament: Tournament, round_number: int, groups: list[list[int]]) -> None:
+    for number, group in enumerate(groups, start=1):
+        TournamentTable.objects.create(tournament=tournament, number=number, round=round_number, players=group,
+                                       winner=group[0] if len(group) == 1 else None)
+
+
+# ----- dealing tables ----------------------------------------------------------------------------------
+
+def _otuzbir_options(tournament: Tournament, tt: TournamentTable, stacks: list[int]) -> dict:
+    options = {"stacks": stacks, "hands": 1, "ante_schedule": tournament.ante_schedule, "hand_offset": tt.hands,
+               "rake_bps": 0}
+    if tt.ebe is not None and tt.ebe in tt.players:
+        options["ebe"] = tt.players.index(tt.ebe)
+    return options
+
+
+def deal(*, tournament_id: int) -> list[int]:
+    """Open the current round's rooms Tables (one transaction per table; idempotent); returns their ids."""
+    tournament = Tournament.objects.select_related("room").get(pk=tournament_id)
+    if tournament.status != Status.RUNNING or tournament.round_dealt:
+        return []
+    opened: list[int] = []
+    moves: list[tuple[int, int]] = []
+    if tournament.is_freezeout:
+        pending = tournament.tables.filter(broken=False).exclude(round=tournament.round).order_by("number")
+    else:
+        pending = tournament.tables.filter(round=tournament.round, winner__isnull=True, table__isnull=True)
+    for tt_id in list(pending.values_list("pk", flat=True)):
+        table_id = _deal_one(tournament, tt_id)
+        if table_id is not None:
+            opened.append(table_id)
+    with transaction.atomic():
+        locked = _lock(tournament_id)
+        if locked.round == tournament.round and locked.status == Status.RUNNING:
+            locked.round_dealt = True
+            locked.save(update_fields=["round_dealt"])
+    humans = [e for e in tournament.entries.filter(status__in=ACTIVE, user__is_bot=False)]
+    for tt in tournament.tables.filter(table_id__in=opened):
+        for entry in humans:
+            if (entry.pk if tournament.is_freezeout else entry.unit) in tt.players:
+                moves.append((entry.user_id, tt.table_id))
+    from tournaments import broadcast
+
+    broadcast.tournament_changed(tournament.pk, moves=moves)
+    advance(tournament_id=tournament.pk)  # tables that already ended (or a round of byes) move on now
+    return opened
+
+
+def _deal_one(tournament: Tournament, tt_id: int) -> int | None:
+    with transaction.atomic():
+        tt = TournamentTable.objects.select_for_update().get(pk=tt_id)
+        if tournament.is_freezeout and tt.round == tournament.round:
+            return None
+        if not tournament.is_freezeout and tt.table_id is not None:
+            return None
+        seats = _seating(tournament, tt)
+        if len(seats) < 2:
+            return None
+        options = None
+        if tournament.is_freezeout:
+            stacks = [e.stack for e in seats]
+            options = _otuzbir_options(tournament, tt, stacks)
+        table = rooms_services.table_open(room=tournament.room, seat_count=len(seats),
+                                          options=options)
+        for number, entry in enumerate(seats):
+            rooms_services.table_sit(table_id=table.pk, user=entry.user, seat_number=number)
+        tt.table = table
+        if tournament.is_freezeout:
+            tt.round = tournament.round
+        tt.save(update_fields=["table", "round"])
+        return table.pk
+
+
+def _seating(tournament: Tournament, tt: TournamentTable) -> list[Entry]:
+    """Entries in engine seat order (Baloot: team A on seats 0 and 2, team B on 1 and 3)."""
+    if tournament.is_freezeout:
+        by_id = {e.pk: e for e in Entry.objects.filter(pk__in=tt.players).select_related("user")}
+        return [by_id[p] for p in tt.players if p in by_id]
+    members = {}
+    for entry in Entry.objects.filter(tournament=tournament, status__in=ACTIVE).select_related("user").order_by("pk"):
+        members.setdefault(entry.unit, []).append(entry)
+    if tournament.team_size > 1:
+        a, b = (members.get(u, []) for u in tt.players)
+        return [a[0], b[0], a[1], b[1]]
+    return [members[u][0] for u in tt.players if u in members]
+
+
+# ----- advancing ---------------------------------------------------------------------------------------
+
+def advance(*, tournament_id: int) -> bool:
+    """After tables end: when every table of the round has ended, settle it and deal the next round."""
+    with transaction.atomic():
+        tournament = _lock(tournament_id)
+        if tournament.status != Status.RUNNING or not tournament.round_dealt:
+            return False
+        if tournament.is_freezeout:
+            moved = _advance_freezeout(tournament)
+        else:
+            moved = _advance_bracket(tournament)
+        if moved is None:
+            return False
+        _after_commit_push(tournament.pk)
+    if tournament.status == Status.RUNNING:
+        deal(tournament_id=tournament.pk)
+    return True
+
+
+def _round_tables(tournament: Tournament) -> list[TournamentTable] | None:
+    tts = list(tournament.tables.filter(broken=False, round=tournament.round).select_related("table"))
+    if tournament.is_freezeout:
+        tts = [tt for tt in tts if tt.table is not None]
+    for tt in tts:
+        if tt.table is not None and tt.table.status not in ENDED_STATUSES:
+            return None
+    return tts
+
+
+def _advance_freezeout(tournament: Tournament) -> list | None:
+    tts = _round_tables(tournament)
+    if tts is None:
+        return None
+    entries = {e.pk: e for e in tournament.entries.filter(status=EntryStatus.PLAYING)}
+    busts: list[logic.Bust] = []
+    states: list[logic.TableState] = []
+    for tt in tts:
+        table: Table = tt.table
+        seated = [p for p in tt.players if p in entries]
+        out: set[int] = set()
+        ebe = tt.ebe
+        if table.status == TableStatus.FINISHED and table.result:
+            result = table.result
+            for seat, player in enumerate(seated):
+                entry = entries[player]
+                start_stack = entry.stack
+                entry.stack = int(result["stacks"][seat])
+                if result["eliminated"][seat] is not None:
+                    busts.append(logic.Bust(player, start_stack, seat))
+                    out.add(player)
+            tt.hands += int(result.get("hands_played", 1))
+            engine_ebe = (table.state or {}).get("ebe")
+            if isinstance(engine_ebe, int) and 0 <= engine_ebe < len(seated):
+                ebe = seated[engine_ebe]
+        else:  # stopped: the hand is void; players who left or were removed are out with their stack
+            gone = dict(table.seats.exclude(status__in=[SeatStatus.SEATED, SeatStatus.STOOD])
+                        .values_list("number", "status"))
+            for seat, player in enumerate(seated):
+                if seat in gone:
+                    busts.append(logic.Bust(player, entries[player].stack, seat))
+                    out.add(player)
+        staying = [p for p in seated if p not in out]
+        ebe = logic.pass_ebe(seated, ebe, staying) if ebe is not None else None
+        tt.players, tt.ebe = staying, ebe
+        states.append(logic.TableState(tt.number, staying, tt.hands, ebe))
+    alive = [p for p in entries if p not in {b.player for b in busts}]
+    places = logic.rank_busts(busts, remaining=len(alive))
+    for bust in busts:
+        entry = entries[bust.player]
+        entry.status = EntryStatus.OUT
+        entry.place = places[bust.player]
+        entry.out_round = tournament.round
+        entry.out_stack = bust.start_stack
+        entry.out_seat = bust.seat
+        entry.table = None
+    by_number = {tt.number: tt for tt in tts}
+    moves: list[tuple[int, int]] = []
+    if len(alive) <= 1:
+        for player in alive:
+            entries[player].status = EntryStatus.WON
+            entries[player].place = 1
+            entries[player].table = None
+        for tt in tts:
+            tt.broken = len(tt.players) == 0
+    else:
+        result = logic.balance(states, seats=tournament.seats_per_table)
+        new = {s.id: s for s in result.tables}
+        for number, tt in by_number.items():
+            if number in new:
+                tt.players, tt.hands, tt.ebe = new[number].players, new[number].hands, new[number].ebe
+                for player in tt.players:
+                    entries[player].table = tt
+            else:
+                tt.broken = True
+                tt.players = []
+        moves = [(m.player, m.to_table) for m in result.moves]
+    Entry.objects.bulk_update(list(entries.values()),
+                              ["status", "stack", "place", "out_round", "out_stack", "out_seat", "table"])
+    TournamentTable.objects.bulk_update(tts, ["players", "hands", "ebe", "broken"])
+    if len(alive) <= 1:
+        _finish_locked(tournament)
+    else:
+        tournament.round += 1
+        tournament.round_dealt = False
+        tournament.save(update_fields=["round", "round_dealt"])
+    return moves
+
+
+def _unit_of_seat(tournament: Tournament, tt: TournamentTable, seat: int) -> int:
+    if tournament.team_size > 1:
+        return tt.players[seat % 2]
+    return tt.players[seat]
+
+
+def _advance_bracket(tournament: Tournament) -> list | None:
+    tts = _round_tables(tournament)
+    if tts is None:
+        return None
+    replay = []
+    for tt in tts:
+        if tt.winner is not None:
+            continue
+        table = tt.table
+        if table is None:
+            return None
+        if table.status == TableStatus.FINISHED and table.result and not table.result.get("void"):
+            ranks = table.result.get("ranks") or []
+            scored = [(r, s) for s, r in enumerate(ranks) if isinstance(r, int)]
+            best = min(scored)[1] if scored else 0  # ties at the top: the smallest seat (docs)
+            tt.winner = _unit_of_seat(tournament, tt, best)
+            tt.result = {"ranks": ranks}
+        elif table.status == TableStatus.FINISHED:
+            replay.append(tt)  # a void Cherki game: the match is played again
+        else:
+            still = list(table.seats.filter(status=SeatStatus.SEATED).order_by("number").values_list("number", flat=True))
+            tt.winner = _unit_of_seat(tournament, tt, still[0] if still else 0)
+            tt.result = {"stopped": True}
+        tt.save(update_fields=["winner", "result"])
+    if replay:
+        for tt in replay:
+            tt.table = None
+            tt.save(update_fields=["table"])
+        tournament.round_dealt = False
+        tournament.save(update_fields=["round_dealt"])
+        return []
+    winners = [tt.winner for tt in sorted(tts, key=lambda t: t.number)]
+    units = _units(tournament)
+    losers = [u for tt in tts for u in tt.players if u != tt.winner]
+    for unit in losers:
+        for entry in units.get(unit, []):
+            entry.status = EntryStatus.OUT
+            entry.out_round = tournament.round
+            entry.save(update_fields=["status", "out_round"])
+    if len(winners) == 1:
+        final = tts[0]
+        ranks = (final.result or {}).get("ranks") or []
+        unit_rank: dict[int, int] = {}
+        for seat, rank in enumerate(ranks):
+            if isinstance(rank, int):
+                unit = _unit_of_seat(tournament, final, seat)
+                unit_rank[unit] = min(rank, unit_rank.get(unit, rank))
+        others = {u: r for u, r in unit_rank.items() if u != winners[0]}
+        places = {winners[0]: 1}
+        for unit, rank in others.items():
+            places[unit] = 2 + sum(1 for r in others.values() if r < rank)
+        for unit, place in places.items():
+            for entry in tournament.entries.filter(status__in=[*ACTIVE, EntryStatus.OUT]):
+                if entry.unit == unit:
+                    entry.place = place
+                    if place == 1:
+                        entry.status = EntryStatus.WON
+                    entry.save(update_fields=["place", "status"])
+        _finish_locked(tournament)
+        return []
+    tournament.round += 1
+    tournament.round_dealt = False
+    tournament.save(update_fields=["round", "round_dealt"])
+    _create_matches(tournament, tournament.round, logic.next_round(winners, k=tournament.table_size))
+    return []
+
+
+# ----- finishing ---------------------------------------------------------------------------------------
+
+def _finish_locked(tournament: Tournament) -> None:
+    """Pay the prizes: pool = entries less rake; 70/30 with 4+ entrants; shared places split."""
+    placed = list(tournament.entries.filter(place__isnull=False).select_related("user"))
+    pool = tournament.entry_fee * tournament.entrants
+    from wallets.services import rake_of
+
+    rake = rake_of(pot=pool, rake_bps=tournament.rake_bps)
+    prizes = logic.prize_table(pool=pool - rake, entrants=tournament.entrants)
+    if tournament.team_size > 1:
+        # Baloot: a team holds a place; its prize is split between its two players
+        team_places = {e.team: e.place for e in placed}
+        team_prize = logic.split_places(places=team_places, prizes=prizes, seats={u: u for u in team_places})
+        paid: dict[int, int] = {}
+        for unit, amount in team_prize.items():
+            members = sorted([e for e in placed if e.team == unit], key=lambda e: e.pk)
+            share, remainder = divmod(amount, len(members))
+            for index, entry in enumerate(members):
+                paid[entry.pk] = share + (remainder if index == 0 else 0)
+    else:
+        paid = logic.split_places(places={e.pk: e.place for e in placed}, prizes=prizes,
+                                  seats={e.pk: e.out_seat or 0 for e in placed})
+    by_pk = {e.pk: e for e in placed}
+    short = (pool - rake) - sum(paid.values())
+    if short and placed:  # nobody covers a prize place (cannot happen with a full ranking): to first
+        first = min(placed, key=lambda e: (e.place, e.pk))
+        paid[first.pk] = paid.get(first.pk, 0) + short
+    money.pay_prizes(tournament=tournament, rake=rake, prizes={by_pk[pk]: amount for pk, amount in paid.items()})
+    for pk, amount in paid.items():
+        Entry.objects.filter(pk=pk).update(prize=amount)
+    tournament.status = Status.FINISHED
+    tournament.finished_at = timezone.now()
+    tournament.pool = pool - rake
+    tournament.save(update_fields=["status", "finished_at", "pool"])
+
+
+# ----- housekeeping (the timer sweep) ----------------------------------------------------------------
+
+def housekeeping(*, now: datetime | None = None) -> dict:
+    """Open registrations and start tournaments that are due; re-kick rounds whose tables all ended."""
+    now = now or timezone.now()
+    done = {"opened": 0, "started": 0, "advanced": 0}
+    for pk in Tournament.objects.filter(status=Status.ANNOUNCED, registration_opens_at__lte=now).values_list("pk", flat=True):
+        try:
+            open_registration(tournament_id=pk)
+            done["opened"] += 1
+        except TournamentError:
+            pass
+    for pk in Tournament.objects.filter(status__in=[Status.ANNOUNCED, Status.REGISTERING],
+                                        starts_at__lte=now).values_list("pk", flat=True):
+        try:
+            start(tournament_id=pk)
+            done["started"] += 1
+        except TournamentError:
+            log.exception("starting tournament %s failed", pk)
+    for pk, dealt in Tournament.objects.filter(status=Status.RUNNING).values_list("pk", "round_dealt"):
+        if not dealt:
+            deal(tournament_id=pk)
+            done["advanced"] += 1
+            continue
+        busy = TournamentTable.objects.filter(
+            tournament_id=pk, broken=False, table__isnull=False,
+            table__status__in=[TableStatus.OPEN, TableStatus.RUNNING]).exists()
+        if not busy and advance(tournament_id=pk):
+            done["advanced"] += 1
+    return done
+
+
+def casual_room_check(room: Room) -> None:
+    if room.stake_kind != StakeKind.CASUAL:
+        raise TournamentError("room_not_casual", "Tournament tables play in a casual room.")
