@@ -630,7 +630,10 @@ def housekeeping(*, now: datetime | None = None) -> dict:
     """Open registrations and start tournaments that are due; re-kick rounds whose tables all ended."""
     now = now or timezone.now()
     done = {"opened": 0, "started": 0, "advanced": 0}
-    for pk in Tournament.objects.filter(status=Status.ANNOUNCED, registration_opens_at__lte=now).values_list("pk", flat=True):
+    from django.db.models import Q
+
+    for pk in Tournament.objects.filter(Q(registration_opens_at__lte=now) | Q(registration_opens_at__isnull=True),
+                                        status=Status.ANNOUNCED).values_list("pk", flat=True):
         try:
             open_registration(tournament_id=pk)
             done["opened"] += 1

@@ -41,7 +41,8 @@ def kick(*, interval_s: int = 1) -> bool:
         due = Tournament.objects.filter(
             Q(status=Status.RUNNING)
             | Q(status__in=[Status.ANNOUNCED, Status.REGISTERING], starts_at__lte=now)
-            | Q(status=Status.ANNOUNCED, registration_opens_at__lte=now)).exists()
+            | Q(status=Status.ANNOUNCED, registration_opens_at__lte=now)
+            | Q(status=Status.ANNOUNCED, registration_opens_at__isnull=True)).exists()
         if due:
             housekeeping.delay()
         return due

@@ -1,0 +1,48 @@
+from django.contrib import admin, messages
+
+from tournaments import services
+from tournaments.errors import TournamentError
+from tournaments.models import Entry, Tournament, TournamentTable
+
+
+class EntryInline(admin.TabularInline):
+    model = Entry
+    extra = 0
+    fields = ["user", "status", "team", "stack", "place", "prize"]
+    readonly_fields = fields
+    can_delete = False
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    list_display = ["name", "game", "status", "starts_at", "entry_fee", "entrants", "pool", "repeat_every"]
+    list_filter = ["status", "game"]
+    readonly_fields = ["status", "round", "round_dealt", "entrants", "pool", "next_created", "cancel_reason",
+                       "started_at", "finished_at"]
+    inlines = [EntryInline]
+    actions = ["open_registration", "start_now", "cancel"]
+
+    def _each(self, request, queryset, call) -> None:
+        for tournament in queryset:
+            try:
+                call(tournament)
+            except TournamentError as exc:
+                self.message_user(request, f"{tournament}: {exc.message}", level=messages.ERROR)
+
+    @admin.action(description="Open registration")
+    def open_registration(self, request, queryset):
+        self._each(request, queryset, lambda t: services.open_registration(tournament_id=t.pk))
+
+    @admin.action(description="Start now")
+    def start_now(self, request, queryset):
+        self._each(request, queryset, lambda t: services.start(tournament_id=t.pk))
+
+    @admin.action(description="Cancel (refunds per economy.md)")
+    def cancel(self, request, queryset):
+        self._each(request, queryset, lambda t: services.cancel(tournament_id=t.pk, reason="staff", by=request.user))
+
+
+@admin.register(TournamentTable)
+class TournamentTableAdmin(admin.ModelAdmin):
+    list_display = ["tournament", "round", "number", "hands", "broken", "table", "winner"]
+    readonly_fields = ["tournament", "round", "number", "players", "hands", "ebe", "table", "broken", "winner", "result"]
