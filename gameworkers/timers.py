@@ -15,6 +15,9 @@ def sweep() -> int:
     from matchmaking.tasks import kick_matcher
 
     kick_matcher()  # at most one matcher pass per second (cache lock), only when someone waits
+    from tournaments.tasks import kick as kick_tournaments
+
+    kick_tournaments()  # tournament housekeeping at most once a second, only when one is due or running
     claimed = services.due_tables()
     for table_id, version in claimed:
         tasks.fire_deadline.delay(table_id, version)

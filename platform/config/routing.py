@@ -9,8 +9,9 @@ from django.conf import settings
 
 from matchmaking.routing import websocket_urlpatterns as matchmaking_ws
 from rooms.routing import websocket_urlpatterns as rooms_ws
+from tournaments.routing import websocket_urlpatterns as tournaments_ws
 
-websocket_urlpatterns: list = [*rooms_ws, *matchmaking_ws]
+websocket_urlpatterns: list = [*rooms_ws, *matchmaking_ws, *tournaments_ws]
 
 websocket_application = OriginValidator(
     AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),

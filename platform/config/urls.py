@@ -13,5 +13,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("core.api_urls")),
     path("play/", include("matchmaking.urls")),
+    path("tournaments/", include("tournaments.urls")),
     path("", include("frontend.urls")),
 ]

@@ -19,4 +19,5 @@ urlpatterns = [
     path("wallet/", wallets_api.WalletView.as_view(), name="api-wallet"),
     path("wallet/history/", wallets_api.WalletHistoryView.as_view(), name="api-wallet-history"),
     path("matchmaking/", include("matchmaking.api_urls")),
+    path("tournaments/", include("tournaments.api_urls")),
 ]
