@@ -21,11 +21,9 @@ from __future__ import annotations
 import argparse
 import os
 import platform as std_platform
-import queue
 import random
 import statistics
 import sys
-import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -130,8 +128,9 @@ def bench_pass(args) -> None:
         plan_s = time.perf_counter() - t0
         captured: list[int] = []
         services._enqueue_seat = captured.extend
+        stats: dict = {}
         t0 = time.perf_counter()
-        match_ids = services.match_pass(now=now)
+        match_ids = services.match_pass(now=now, stats=stats)
         pass_s = time.perf_counter() - t0
         matched = QueueEntry.objects.filter(status=EntryStatus.MATCHING).count()
         # Seating rate: the first tables, one after another (a single worker).
@@ -144,6 +143,7 @@ def bench_pass(args) -> None:
         print(f"run {run + 1}: pass {pass_s:.3f} s over {len(rows)} waiting -> {len(match_ids)} tables, "
               f"{matched} players matched; planner alone {plan_s:.3f} s; seating {len(sample)} tables: "
               f"{1000 * seat_s / max(1, len(sample)):.1f} ms/table", flush=True)
+        print("    phases: " + ", ".join(f"{k} {v:.3f}" for k, v in stats.items() if k.endswith("_s")), flush=True)
         with transaction.atomic():  # clear for the next run (tables stay; they do not matter)
             QueueEntry.objects.all().delete()
             Match.objects.all().delete()
@@ -153,73 +153,71 @@ def bench_pass(args) -> None:
           f"seating median {1000 * statistics.median(r[5] for r in results):.1f} ms/table")
 
 
-def bench_latency(args) -> None:
-    from django.db import connections
-    from django.utils import timezone
+def _matcher_loop(interval: float, work, stop) -> None:
+    from matchmaking import services
+
+    services._enqueue_seat = lambda ids: [work.put(i) for i in ids]
+    while not stop.is_set():
+        services.match_pass()
+        stop.wait(interval)
+
+
+def _seater_loop(work, stop) -> None:
+    import queue as q
 
     from matchmaking import broadcast, services
+
+    services._enqueue_room_push = lambda ids: [broadcast.push_room(i) for i in ids]
+    while not stop.is_set():
+        try:
+            match_id = work.get(timeout=0.2)
+        except q.Empty:
+            continue
+        services.seat_match(match_id=match_id)
+
+
+def bench_latency(args) -> None:
+    """Separate processes, like the platform: one matcher (the timer's kick), N seating workers (Celery)."""
+    import multiprocessing as mp
+
+    from django.db import connections
+
+    from accounts.models import User
+    from matchmaking import services
     from matchmaking.models import EntryStatus, QueueEntry
 
     users = seed(players=args.players)
-    rooms = make_rooms(fill_delay=0, tag="lat")
-    from accounts.models import User
-
+    rooms = make_rooms(fill_delay=args.fill_delay, tag="lat")
     user_objs = list(User.objects.filter(pk__in=users))
     rng = random.Random(11)
-    work: queue.Queue = queue.Queue()
-    services._enqueue_seat = lambda ids: [work.put(i) for i in ids]
-    services._enqueue_room_push = lambda ids: [broadcast.push_room(i) for i in ids]
-    done = threading.Event()
-    errors: list = []
-
-    def matcher() -> None:
-        try:
-            while not done.is_set():
-                services.match_pass()
-                time.sleep(args.interval)
-        except Exception as exc:  # pragma: no cover
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    def seater() -> None:
-        try:
-            while not done.is_set():
-                try:
-                    match_id = work.get(timeout=0.2)
-                except queue.Empty:
-                    continue
-                services.seat_match(match_id=match_id)
-        except Exception as exc:  # pragma: no cover
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=matcher)] + [threading.Thread(target=seater) for _ in range(args.workers)]
+    ctx = mp.get_context("fork")
+    work, stop = ctx.Queue(), ctx.Event()
+    connections.close_all()  # children open their own connections
+    procs = [ctx.Process(target=_matcher_loop, args=(args.interval, work, stop))]
+    procs += [ctx.Process(target=_seater_loop, args=(work, stop)) for _ in range(args.workers)]
+    for proc in procs:
+        proc.start()
     t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    for u in user_objs:  # everyone joins as fast as the service allows
+    for u in user_objs:  # everyone joins as fast as the service allows (their entries are stamped then)
         services.queue_join(room=rng.choice(rooms), user=u)
     join_s = time.perf_counter() - t0
     deadline = time.monotonic() + args.timeout
     while time.monotonic() < deadline:
-        left = QueueEntry.objects.filter(status__in=[EntryStatus.WAITING, EntryStatus.MATCHING]).count()
-        if not left:
+        if not QueueEntry.objects.filter(status__in=[EntryStatus.WAITING, EntryStatus.MATCHING]).exists():
             break
         time.sleep(0.2)
     total_s = time.perf_counter() - t0
-    done.set()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    stop.set()
+    for proc in procs:
+        proc.join(30)
     rows = list(QueueEntry.objects.filter(status=EntryStatus.SEATED).values_list("joined_at", "ended_at"))
     waits = [(end - start).total_seconds() for start, end in rows]
     waiting = QueueEntry.objects.exclude(status=EntryStatus.SEATED).count()
-    print(f"{args.players} players joined in {join_s:.2f} s; all handled in {total_s:.2f} s; seated {len(rows)}, "
-          f"not seated {waiting}; entry -> seated p50 {pct(waits, 50):.2f} s, p99 {pct(waits, 99):.2f} s, "
-          f"max {max(waits):.2f} s (matcher every {args.interval} s, {args.workers} seating workers)")
-    del timezone
+    tables = len({t for t in QueueEntry.objects.values_list("table_id", flat=True) if t})
+    print(f"{args.players} players joined in {join_s:.2f} s; all handled in {total_s:.2f} s; seated {len(rows)} "
+          f"at {tables} tables, not seated {waiting}; entry -> seated p50 {pct(waits, 50):.2f} s, "
+          f"p99 {pct(waits, 99):.2f} s, max {max(waits):.2f} s "
+          f"(matcher every {args.interval} s, {args.workers} seating processes, fill delay {args.fill_delay} s)")
 
 
 def main() -> None:
@@ -231,6 +229,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--interval", type=float, default=1.0)
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--fill-delay", type=int, default=0, help="latency: the rooms' bot fill delay (AI Arena: 0)")
     args = parser.parse_args()
     args.players = args.players or (10_000 if args.mode == "pass" else 1_000)
     setup()

@@ -88,10 +88,12 @@ def _check_can_queue(*, room: Room, user) -> None:
         raise QueueError("bots_cannot_queue", "Bots are seated by the matcher, they do not queue.", status=403)
     if not room.is_open:
         raise QueueError("room_closed", "This room is closed.", status=409)
-    seats = Seat.objects.filter(user=user, status=SeatStatus.SEATED, table__room=room)
-    if seats.filter(table__status=TableStatus.RUNNING).exists():
+    busy = set(Seat.objects.filter(user=user, status=SeatStatus.SEATED, table__room=room,
+                                   table__status__in=[TableStatus.OPEN, TableStatus.RUNNING])
+               .values_list("table__status", flat=True))
+    if TableStatus.RUNNING in busy:
         raise QueueError("already_playing", "You are already playing a game in this room.", status=409)
-    if seats.filter(table__status=TableStatus.OPEN).exists():
+    if TableStatus.OPEN in busy:
         raise QueueError("already_seated", "You are already seated at a table in this room.", status=409)
 
 
