@@ -199,14 +199,21 @@ def _plan(rows: list[tuple], now: datetime) -> list[tuple[int, planner.Group]]:
             unit.waited = max(unit.waited, waited)
     planned: list[tuple[int, planner.Group]] = []
     gaps = _gaps()
+    closed: list[int] = []
     for room_id, units in by_room.items():
         room = rooms[room_id]
         if not room.is_open:
+            closed += [e for unit in units.values() for e in unit.entries]
             continue
         rules = planner.RoomRules(seats=room.seats, min_seats=room.min_seats,
                                   fill_delay_s=0 if room.bots_only else room.fill_delay_seconds,
                                   bots_only=room.bots_only, bots_available=bots, bot_tables=conf.BOT_TABLES)
         planned += [(room_id, g) for g in planner.plan_room(list(units.values()), rules, gaps)]
+    if closed:  # the room closed while they waited: tell them instead of leaving them waiting forever
+        QueueEntry.objects.filter(pk__in=closed, status=EntryStatus.WAITING).update(
+            status=EntryStatus.REFUSED, error_code="room_closed", error_message="This room is closed.",
+            ended_at=now)
+        _after_commit(_push_entries, closed)
     return planned
 
 

@@ -177,3 +177,13 @@ def test_seating_a_match_twice_seats_nobody_twice(make_room, make_user, bots):
     services.seat_match(match_id=match_id)
     services.seat_match(match_id=match_id)  # a redelivered task
     assert Seat.objects.count() == 4
+
+
+def test_a_room_closing_refuses_its_waiting_players(make_room, make_user):
+    room, user = make_room(), make_user()
+    services.queue_join(room=room, user=user)
+    room.is_open = False
+    room.save(update_fields=["is_open"])
+    assert run_matcher(later(60)) == []
+    entry = QueueEntry.objects.get(user=user)
+    assert (entry.status, entry.error_code) == (EntryStatus.REFUSED, "room_closed")
