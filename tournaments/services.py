@@ -15,6 +15,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from rooms import services as rooms_services
@@ -345,15 +346,19 @@ def deal(*, tournament_id: int) -> list[int]:
         pending = tournament.tables.filter(broken=False).exclude(round=tournament.round).order_by("number")
     else:
         pending = tournament.tables.filter(round=tournament.round, winner__isnull=True, table__isnull=True)
+    failed = False
     for tt_id in list(pending.values_list("pk", flat=True)):
-        table_id = _deal_one(tournament, tt_id)
+        try:
+            table_id = _deal_one(tournament, tt_id)
+        except Exception:  # e.g. a locked database: housekeeping deals the rest of the round again
+            log.exception("dealing tournament %s table %s failed", tournament_id, tt_id)
+            failed = True
+            continue
         if table_id is not None:
             opened.append(table_id)
-    with transaction.atomic():
-        locked = _lock(tournament_id)
-        if locked.round == tournament.round and locked.status == Status.RUNNING:
-            locked.round_dealt = True
-            locked.save(update_fields=["round_dealt"])
+    if failed:
+        return opened
+    Tournament.objects.filter(pk=tournament_id, round=tournament.round, status=Status.RUNNING).update(round_dealt=True)
     humans = [e for e in tournament.entries.filter(status__in=ACTIVE, user__is_bot=False)]
     for tt in tournament.tables.filter(table_id__in=opened):
         for entry in humans:
@@ -368,10 +373,17 @@ def deal(*, tournament_id: int) -> list[int]:
 
 def _deal_one(tournament: Tournament, tt_id: int) -> int | None:
     with transaction.atomic():
-        tt = TournamentTable.objects.select_for_update().get(pk=tt_id)
-        if tournament.is_freezeout and tt.round == tournament.round:
+        # Claim first (a conditional write before any read): two dealers never open the same table.
+        if tournament.is_freezeout:
+            claimed = TournamentTable.objects.filter(pk=tt_id).exclude(round=tournament.round).update(
+                round=tournament.round)
+        else:
+            claimed = TournamentTable.objects.filter(pk=tt_id, table__isnull=True, winner__isnull=True).update(
+                hands=F("hands") + 1)  # bracket matches count their deals in ``hands``
+        if not claimed:
             return None
-        if not tournament.is_freezeout and tt.table_id is not None:
+        tt = TournamentTable.objects.select_for_update().get(pk=tt_id)
+        if not tournament.is_freezeout and tt.hands > 1 and tt.table_id is not None:
             return None
         seats = _seating(tournament, tt)
         if len(seats) < 2:
@@ -385,9 +397,7 @@ def _deal_one(tournament: Tournament, tt_id: int) -> int | None:
         for number, entry in enumerate(seats):
             rooms_services.table_sit(table_id=table.pk, user=entry.user, seat_number=number)
         tt.table = table
-        if tournament.is_freezeout:
-            tt.round = tournament.round
-        tt.save(update_fields=["table", "round"])
+        tt.save(update_fields=["table"])
         return table.pk
 
 
@@ -413,6 +423,13 @@ def advance(*, tournament_id: int) -> bool:
         tournament = _lock(tournament_id)
         if tournament.status != Status.RUNNING or not tournament.round_dealt:
             return False
+        if _round_tables(tournament) is None:
+            return False
+        # Claim the round (a conditional update): a second advance of the same round does nothing.
+        if not Tournament.objects.filter(pk=tournament.pk, round=tournament.round, round_dealt=True,
+                                         status=Status.RUNNING).update(round_dealt=False):
+            return False
+        tournament.round_dealt = False
         if tournament.is_freezeout:
             moved = _advance_freezeout(tournament)
         else:
