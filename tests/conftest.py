@@ -67,7 +67,8 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def start_celery_worker(queues: str = "moves,bots", concurrency: int = 1, name: str = "test") -> subprocess.Popen:
+def start_celery_worker(queues: str = "moves,bots", concurrency: int = 1, name: str = "test",
+                        env: dict[str, str] | None = None) -> subprocess.Popen:
     """A real Celery worker subprocess; wait until it answers a ping."""
     from config.celery import app
 
@@ -75,7 +76,7 @@ def start_celery_worker(queues: str = "moves,bots", concurrency: int = 1, name: 
         [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queues, "--concurrency",
          str(concurrency), "--pool", "prefork", "--loglevel", "WARNING", "-n", f"{name}-{os.getpid()}@%h",
          "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=subprocess_env(), start_new_session=True,
+        cwd=ROOT, env=subprocess_env(**(env or {})), start_new_session=True,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -162,8 +163,7 @@ class LiveStack:
         return self
 
     def start_worker(self) -> None:
-        os.environ.update(self.extra)  # start_celery_worker passes os.environ through subprocess_env
-        self.worker = start_celery_worker(concurrency=2, name=f"live{free_port()}")
+        self.worker = start_celery_worker(concurrency=2, name=f"live{free_port()}", env=self.extra)
 
     def _wait_http(self) -> None:
         import urllib.request

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from rest_framework import exceptions
+from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The body of every REST error (for the OpenAPI schema)."""
+
+    code = serializers.CharField()
+    message = serializers.CharField()
 
 
 class ApiError(exceptions.APIException):

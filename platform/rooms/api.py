@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api import ApiError
+from core.api import ApiError, ErrorSerializer
 from rooms import selectors, services
 from rooms.errors import TableError
 from rooms.models import Room, StopReason, Table, TableStatus
-
-
-class ErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
 
 
 class RoomSerializer(serializers.ModelSerializer):
@@ -177,6 +173,6 @@ class TableEventsView(APIView):
 class TableProofView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=serializers.JSONField())
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, pk: int):
         return Response(selectors.proof_document(table=_table(pk, request)))

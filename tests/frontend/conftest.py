@@ -53,7 +53,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def live_stack(django_db_setup, django_db_blocker):
     """uvicorn, one Celery worker and the timer process on the test database; yields the base URL."""
     env = subprocess_env(**SERVER_ENV)
@@ -100,18 +100,26 @@ def live_stack(django_db_setup, django_db_blocker):
         timer_log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(live_stack):
     from playwright.sync_api import sync_playwright
 
     # Playwright's sync API keeps an event loop running in this thread; the test body's ORM calls are
     # still plain synchronous code, so Django's async-safety guard is relaxed for the browser tests.
+    # Module scope: the loop (and the relaxed guard) must end before other test modules run, or their
+    # async_to_sync calls would find a running loop in the main thread.
+    saved = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
+    try:
+        with sync_playwright() as pw:
+            b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            yield b
+            b.close()
+    finally:
+        if saved is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
 
 
 @pytest.fixture
