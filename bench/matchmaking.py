@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("CARDROOM_VAR_DIR", str(ROOT / "var" / "bench-mm"))
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")  # cache and channel layer (sends go nowhere)
 if os.environ.get("DATABASE_URL", "").startswith("postgres"):
     os.environ["DATABASE_URL"] = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/cardroom_mmbench"
 
@@ -49,7 +50,7 @@ def setup() -> None:
     from django.db import connection
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    connection.creation.create_test_db(verbosity=0, keepdb=False)
+    connection.creation.create_test_db(verbosity=0, autoclobber=True)
     # Stubs: bots never act, no Celery, no channel layer sends.
     from gameworkers import tasks
     from matchmaking import broadcast, services
@@ -154,26 +155,34 @@ def bench_pass(args) -> None:
 
 
 def _matcher_loop(interval: float, work, stop) -> None:
+    from django.db import connections
+
     from matchmaking import services
 
     services._enqueue_seat = lambda ids: [work.put(i) for i in ids]
     while not stop.is_set():
         services.match_pass()
         stop.wait(interval)
+    work.cancel_join_thread()  # never block at exit on ids nobody will read
+    connections.close_all()
 
 
 def _seater_loop(work, stop) -> None:
     import queue as q
 
-    from matchmaking import broadcast, services
+    from django.db import connections
 
-    services._enqueue_room_push = lambda ids: [broadcast.push_room(i) for i in ids]
+    from matchmaking import broadcast, services, tasks
+
+    # Room position pushes run inline here (a separate Celery task in the platform), throttled the same way.
+    services._enqueue_room_push = lambda ids: [broadcast.push_room(i) for i in ids if tasks.room_push_due(i)]
     while not stop.is_set():
         try:
             match_id = work.get(timeout=0.2)
         except q.Empty:
             continue
         services.seat_match(match_id=match_id)
+    connections.close_all()
 
 
 def bench_latency(args) -> None:
@@ -210,6 +219,9 @@ def bench_latency(args) -> None:
     stop.set()
     for proc in procs:
         proc.join(30)
+        if proc.is_alive():
+            proc.terminate()
+            proc.join(5)
     rows = list(QueueEntry.objects.filter(status=EntryStatus.SEATED).values_list("joined_at", "ended_at"))
     waits = [(end - start).total_seconds() for start, end in rows]
     waiting = QueueEntry.objects.exclude(status=EntryStatus.SEATED).count()

@@ -45,6 +45,7 @@ class Match(models.Model):
     table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     error_code = models.CharField(max_length=40, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)  # last hand-over to a seating task
     done_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -228,11 +228,11 @@ def _create_matches(planned: list[tuple[int, planner.Group]], now: datetime) -> 
     with connection.cursor() as cursor:
         for start in range(0, len(planned), UPDATE_CHUNK):
             chunk = planned[start:start + UPDATE_CHUNK]
-            values = ", ".join(f"({int(room_id)}, %s, {int(g.seat_count)}, {int(g.bots)}, '', %s)"
+            values = ", ".join(f"({int(room_id)}, %s, {int(g.seat_count)}, {int(g.bots)}, '', %s, %s)"
                                for room_id, g in chunk)
-            params = [x for _ in chunk for x in (MatchStatus.PENDING.value, now)]
-            cursor.execute(f"INSERT INTO {table} (room_id, status, seat_count, bots, error_code, created_at) "
-                           f"VALUES {values} RETURNING id", params)
+            params = [x for _ in chunk for x in (MatchStatus.PENDING.value, now, now)]
+            cursor.execute(f"INSERT INTO {table} (room_id, status, seat_count, bots, error_code, created_at, "
+                           f"enqueued_at) VALUES {values} RETURNING id", params)
             match_ids += [row[0] for row in cursor.fetchall()]
     assignment = [(entry_id, match_id) for match_id, (_room, group) in zip(match_ids, planned, strict=True)
                   for entry_id in group.entries]
@@ -260,10 +260,17 @@ def _mark_matching(chunk: list[tuple[int, int]]) -> int:
 
 
 def _retry_pending(now: datetime) -> None:
-    stale = list(Match.objects.filter(status=MatchStatus.PENDING, created_at__lt=now - timedelta(
-        seconds=PENDING_RETRY_S)).values_list("pk", flat=True)[:200])
-    if stale:
-        _after_commit(_enqueue_seat, stale)
+    """Hand a match whose seating task was lost to a worker again (claimed: at most once per 30 s)."""
+    stale = now - timedelta(seconds=PENDING_RETRY_S)
+    candidates = list(Match.objects.filter(status=MatchStatus.PENDING, enqueued_at__lt=stale)
+                      .values_list("pk", flat=True)[:200])
+    if not candidates:
+        return
+    claimed = [pk for pk in candidates
+               if Match.objects.filter(pk=pk, status=MatchStatus.PENDING, enqueued_at__lt=stale)
+               .update(enqueued_at=now)]
+    if claimed:
+        _after_commit(_enqueue_seat, claimed)
 
 
 def pick_bots(*, game: str, count: int, exclude: set[int], rng: random.Random | None = None) -> list:

@@ -41,7 +41,16 @@ def enqueue_seat_match(match_id: int) -> None:
 
 
 def enqueue_room_push(room_id: int) -> None:
-    push_room.delay(room_id)
+    """Fresh positions for a room, at most once per second per room (a busy room forms many tables)."""
+    if room_push_due(room_id):
+        push_room.delay(room_id)
+
+
+def room_push_due(room_id: int) -> bool:
+    try:
+        return bool(cache.add(f"matchmaking:room-push:{room_id}", 1, timeout=1))
+    except Exception:  # no cache: push anyway
+        return True
 
 
 def kick_matcher(*, force: bool = False) -> bool:

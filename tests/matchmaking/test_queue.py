@@ -187,3 +187,22 @@ def test_a_room_closing_refuses_its_waiting_players(make_room, make_user):
     assert run_matcher(later(60)) == []
     entry = QueueEntry.objects.get(user=user)
     assert (entry.status, entry.error_code) == (EntryStatus.REFUSED, "room_closed")
+
+
+def test_a_lost_seating_task_is_handed_out_again_once(make_room, make_user, bots, monkeypatch):
+    room = make_room()
+    for _ in range(4):
+        services.queue_join(room=room, user=make_user())
+    handed: list[int] = []
+    monkeypatch.setattr(services, "_after_commit", lambda fn, *args: handed.extend(args[0])
+                        if fn is services._enqueue_seat else None)
+    [match_id] = services.match_pass()
+    assert handed == [match_id]
+    services.match_pass(now=later(10))
+    assert handed == [match_id]  # not yet stale
+    services.match_pass(now=later(31))
+    services.match_pass(now=later(32))
+    assert handed == [match_id, match_id]  # claimed once, not on every pass
+    services.seat_match(match_id=match_id)
+    services.match_pass(now=later(120))
+    assert handed == [match_id, match_id]
