@@ -63,13 +63,18 @@ class Stack:
             [py, "-m", "uvicorn", "config.asgi:application", "--port", str(self.port), "--no-access-log",
              "--log-level", "warning", "--ws", "websockets"], cwd=ROOT, env=self.env)
         for i in range(self.workers):
-            self.procs[f"worker{i}"] = subprocess.Popen(
-                [py, "-m", "celery", "-A", "config", "worker", "-Q", "moves,bots", "--concurrency", "1",
-                 "--pool", "solo", "--loglevel", "WARNING", "-n", f"bench{i}-{os.getpid()}@%h",
-                 "--without-gossip", "--without-mingle", "--without-heartbeat"], cwd=ROOT, env=self.env)
+            self.start_worker(i)
         self.procs["timers"] = subprocess.Popen([py, "manage.py", "runtimers", "--interval", "0.1"],
                                                 cwd=ROOT, env=self.env)
         time.sleep(4)
+
+    def start_worker(self, i: int) -> subprocess.Popen:
+        """(Re)start Celery worker ``i`` (bench/faults.py restarts a SIGKILLed one)."""
+        self.procs[f"worker{i}"] = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "moves,bots", "--concurrency", "1",
+             "--pool", "solo", "--loglevel", "WARNING", "-n", f"bench{i}-{os.getpid()}@%h",
+             "--without-gossip", "--without-mingle", "--without-heartbeat"], cwd=ROOT, env=self.env)
+        return self.procs[f"worker{i}"]
 
     def cpu_seconds(self) -> float:
         import psutil

@@ -88,18 +88,14 @@ def _no_server_error(case, headers: dict | None = None) -> None:
 
 @schema.parametrize()
 @settings(max_examples=FAST_EXAMPLES, **SETTINGS)
-def test_api_anonymous_never_5xx(case, world):
+def test_api_never_5xx_anonymous_or_logged_in(case, world):
     _no_server_error(case)
-
-
-@schema.parametrize()
-@settings(max_examples=FAST_EXAMPLES, **SETTINGS)
-def test_api_logged_in_never_5xx(case, world):
     _no_server_error(case, world["headers"])
 
 
 @pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=SLOW_EXAMPLES, **SETTINGS)
-def test_api_logged_in_never_5xx_many(case, world):
+def test_api_never_5xx_many_examples(case, world):
+    _no_server_error(case)
     _no_server_error(case, world["headers"])
