@@ -1,8 +1,9 @@
 """``/ws/tournaments/<id>/``: live standings, level and bracket of one tournament (push only).
 
 On connect the socket gets a snapshot; then every change. A logged-in player's socket also joins
-``rooms.broadcast.user_group`` so it receives ``{"type": "tournament", "table": id}`` when seated at
-the next table. The client may send ``resync`` and ``ping``.
+its player group, so it receives ``{"type": "tournament", "table": id}`` when seated at the next
+table, and ``rooms.broadcast.user_group`` so logging out closes it. The client may send ``resync``
+and ``ping``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class TournamentConsumer(AsyncWebsocketConsumer):
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             self.groups_joined.append(rooms_broadcast.user_group(user.pk))
+            if broadcast.player_group(user.pk) != rooms_broadcast.user_group(user.pk):
+                self.groups_joined.append(broadcast.player_group(user.pk))
         for name in self.groups_joined:
             await self.channel_layer.group_add(name, self.channel_name)
         await self._snapshot()

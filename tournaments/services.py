@@ -661,8 +661,8 @@ def housekeeping(*, now: datetime | None = None) -> dict:
         try:
             start(tournament_id=pk)
             done["started"] += 1
-        except TournamentError:
-            log.exception("starting tournament %s failed", pk)
+        except TournamentError as exc:  # e.g. another housekeeping pass started it first
+            log.info("tournament %s not started: %s", pk, exc.code)
     for pk, dealt in Tournament.objects.filter(status=Status.RUNNING).values_list("pk", "round_dealt"):
         if not dealt:
             deal(tournament_id=pk)
