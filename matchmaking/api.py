@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api import ApiError
+from core.api import ApiError, ErrorSerializer
 from matchmaking import selectors, services
 from matchmaking.errors import QueueError
 from rooms.models import Game, Room
@@ -17,11 +18,6 @@ QueueFrame = inline_serializer("QueueFrame", {"type": serializers.CharField(), "
                                               "room": serializers.CharField(required=False),
                                               "position": serializers.IntegerField(required=False),
                                               "estimated_wait": serializers.IntegerField(required=False)})
-
-
-class ErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
 
 
 def _raise(exc: QueueError):
@@ -94,7 +90,7 @@ def _private_body(request, table) -> dict:
 class PrivateOpenView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=PrivateOpenSerializer, responses={201: serializers.JSONField(), 409: ErrorSerializer})
+    @extend_schema(request=PrivateOpenSerializer, responses={201: OpenApiTypes.OBJECT, 409: ErrorSerializer})
     def post(self, request):
         body = PrivateOpenSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -113,7 +109,7 @@ class InviteSerializer(serializers.Serializer):
 class PrivateJoinView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=InviteSerializer, responses={200: serializers.JSONField(), 404: ErrorSerializer})
+    @extend_schema(request=InviteSerializer, responses={200: OpenApiTypes.OBJECT, 404: ErrorSerializer})
     def post(self, request):
         body = InviteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -131,7 +127,7 @@ class BotSerializer(serializers.Serializer):
 class PrivateBotView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=BotSerializer, responses={200: serializers.JSONField(), 403: ErrorSerializer})
+    @extend_schema(request=BotSerializer, responses={200: OpenApiTypes.OBJECT, 403: ErrorSerializer})
     def post(self, request, pk: int):
         body = BotSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -146,7 +142,7 @@ class PrivateBotView(APIView):
 class PrivateStartView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: serializers.JSONField(), 403: ErrorSerializer})
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 403: ErrorSerializer})
     def post(self, request, pk: int):
         try:
             table = services.private_start(table_id=pk, by=request.user)
@@ -158,7 +154,7 @@ class PrivateStartView(APIView):
 class PrivateStopView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: serializers.JSONField(), 403: ErrorSerializer})
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 403: ErrorSerializer})
     def post(self, request, pk: int):
         try:
             table = services.private_stop(table_id=pk, by=request.user)
@@ -182,7 +178,7 @@ class LeaderboardView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(parameters=[OpenApiParameter("limit", int), OpenApiParameter("offset", int)],
-                   responses={200: serializers.JSONField(), 404: ErrorSerializer})
+                   responses={200: OpenApiTypes.OBJECT, 404: ErrorSerializer})
     def get(self, request, game: str):
         if game not in Game.values:
             raise ApiError("no_such_game", "There is no such game.", status=404)
@@ -194,6 +190,6 @@ class LeaderboardView(APIView):
 class MyRatingsView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=serializers.JSONField())
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request):
         return Response({"ratings": selectors.ratings_of(user=request.user)})
