@@ -65,7 +65,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         try:
             message = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested input exhausts the decoder's recursion
             await self._error("malformed", "Messages must be JSON objects.")
             return
         if not isinstance(message, dict):

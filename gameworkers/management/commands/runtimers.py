@@ -5,10 +5,14 @@ Safe to run more than once: firing is idempotent (keyed on table and version).
 
 from __future__ import annotations
 
+import logging
 import signal
 import time
 
 from django.core.management.base import BaseCommand
+from django.db import close_old_connections
+
+log = logging.getLogger("gameworkers.timers")
 
 
 class Command(BaseCommand):
@@ -29,8 +33,21 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
+        failures = 0
         while running:
-            timers.sweep()
+            try:
+                timers.sweep()
+                failures = 0
+            except Exception:
+                # A Redis restart or a dropped database connection must not kill the timer: the
+                # deadlines are in the database, so the next sweep after recovery catches up.
+                failures += 1
+                log.exception("timer sweep failed (%s in a row); retrying", failures)
+                close_old_connections()
+                if once:
+                    raise
+                time.sleep(min(5.0, interval * 2 ** min(failures, 5)))
+                continue
             if once:
                 break
             time.sleep(interval)
