@@ -130,6 +130,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         if event.get("code") == "stale_version":
             await self._send_snapshot()
 
+    async def tournament_table(self, event: dict) -> None:
+        """A tournament seated this user at another table: tell the page so it can follow."""
+        await self._send(event["frame"])
+
     async def user_logout(self, event: dict) -> None:
         await self.close(code=CLOSE_UNAUTHENTICATED)
 
