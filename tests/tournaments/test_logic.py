@@ -35,7 +35,7 @@ def _check(tables: list[TableState], players: set[int], seats: int) -> None:
         assert t.ebe is None or t.ebe in t.players
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(n=st.integers(2, 120), seats=st.integers(2, 7), data=st.data())
 def test_balancing_keeps_sizes_within_one_and_reaches_a_final_table(n, seats, data):
     tables = seat_players(list(range(n)), seats=seats)
@@ -150,7 +150,7 @@ def test_three_round_bracket_with_a_bye():
     assert next_round([round3[0][0]], k=2) == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(n=st.integers(2, 300), game=st.sampled_from([("lembar", 4, 2), ("lembar", 6, 2), ("cherki", 3, 3),
                                                      ("baloot", 2, 2)]))
 def test_brackets_always_reach_one_final_table(n, game):
