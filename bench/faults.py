@@ -123,14 +123,20 @@ def drop_db_connections() -> int:
 
 
 def audit(ids: list[int], since) -> dict:
-    from django.db import connection
+    from django.db import connection, transaction
     from django.utils import timezone
 
+    connection.close()  # our own connection may have been terminated too
+    with transaction.atomic():  # one snapshot: tables still play while the audit reads
+        with connection.cursor() as cur:
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        return _audit(ids, since, timezone.now())
+
+
+def _audit(ids: list[int], since, now) -> dict:
     from rooms.models import Table, TableEvent, TableStatus
     from wallets.checks import ledger_problems
 
-    connection.close()  # our own connection may have been terminated too
-    now = timezone.now()
     lost, twice, statuses = [], [], {}
     for table in Table.objects.filter(pk__in=ids):
         statuses[table.status] = statuses.get(table.status, 0) + 1
