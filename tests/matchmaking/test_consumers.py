@@ -7,6 +7,7 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.db import connections
 from django.test import Client
 
 from config.asgi import application
@@ -55,3 +56,4 @@ async def test_queue_frames_are_pushed_live(make_room, make_user, monkeypatch):
     await sync_to_async(services.queue_leave)(user=user)
     assert (await _frame(comm))["status"] == "left"
     await comm.disconnect()
+    await sync_to_async(connections.close_all)()  # the sync thread's connection (PostgreSQL keeps it open)
