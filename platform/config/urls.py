@@ -1,8 +1,9 @@
-from core import views as core_views
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from core import views as core_views
 
 urlpatterns = [
     path("healthz", core_views.healthz, name="healthz"),

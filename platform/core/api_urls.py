@@ -1,7 +1,8 @@
 """The REST API's URL table."""
 
-from accounts import api as accounts_api
 from django.urls import include, path
+
+from accounts import api as accounts_api
 from rooms import api as rooms_api
 from wallets import api as wallets_api
 
