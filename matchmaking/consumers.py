@@ -62,6 +62,10 @@ class QueueConsumer(AsyncWebsocketConsumer):
     async def queue_frame(self, event: dict) -> None:
         await self.send(text_data=json.dumps(event["frame"]))
 
+    async def tournament_table(self, event: dict) -> None:
+        """A tournament seated this user at a table (sent to every socket of the user)."""
+        await self.send(text_data=json.dumps(event["frame"]))
+
     async def user_logout(self, event: dict) -> None:
         await self.close(code=CLOSE_UNAUTHENTICATED)
 
