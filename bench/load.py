@@ -5,7 +5,7 @@ Modes (results go to docs/benchmarks.md by hand, with date and machine):
   play    T tables of the chosen games, every seat a websocket client that plays like a human (a legal
           move after a think time); reports sustained moves/s, client-measured move -> broadcast latency
           p50/p99, timer lateness, server CPU per move.
-  timers  T tables whose players never move, turn timer 1 s: the timer process and the workers play every
+  timers  T tables whose players never move (turn timer --turn-seconds): the timer process and workers play every
           move; reports timer lateness p50/p99 (auto-move applied minus deadline).
   idle    C idle websocket connections to one ASGI process; reports memory per connection.
 
@@ -106,9 +106,11 @@ class Stack:
 
 
 def setup_django():
+    """Migrate and empty the bench database: tables left running by an earlier run would fire timers."""
     import django
 
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, check=True, env=os.environ)
+    for command in (["migrate", "-v0"], ["flush", "--noinput", "-v0"]):
+        subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, check=True, env=os.environ)
     django.setup()
 
 
@@ -198,7 +200,7 @@ def run(args) -> dict:
     try:
         if args.mode == "idle":
             return asyncio.run(idle(stack, args.connections))
-        tables = make_tables(games, args.tables, turn_seconds=1 if args.mode == "timers" else args.turn_seconds,
+        tables = make_tables(games, args.tables, turn_seconds=args.turn_seconds,
                              idle=args.mode == "timers")
         ids = [t for t, _ in tables]
         since = timezone.now()
