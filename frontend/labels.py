@@ -32,6 +32,17 @@ ERRORS = {
     "game_over": _("The game is over."),
     "bad_target": _("Nobody can be caught there."),
     "bad_amount": _("That amount is not allowed."),
+    # matchmaking (queue, play again)
+    "not_authenticated": _("Log in to play."),
+    "bots_cannot_queue": _("Bots cannot join a queue."),
+    "already_queued": _("You are already in a queue."),
+    "already_playing": _("You are already playing in this room."),
+    "not_queued": _("You are not in a queue."),
+    "no_such_room": _("There is no such room."),
+    "table_not_finished": _("This table has not finished yet."),
+    "not_a_player": _("Only the players of this table can play again."),
+    "player_left": _("A player left while the table was being formed."),
+    "network": _("The server could not be reached: try again."),
 }
 
 COMMON = {
@@ -81,6 +92,7 @@ COMMON = {
     "auto": _("automatic"),
     "none": _("none"),
     "logged_out": _("You were logged out: log in again to continue."),
+    "play_again": _("Play again"),
 }
 
 MOVES = {
@@ -211,7 +223,38 @@ def table_labels(game: str) -> dict:
         "moves": _plain(MOVES),
         "events": _plain(EVENTS),
         "game": _plain(GAME_SPECIFIC.get(game, {})),
+        "queue": _plain(QUEUE),
     }
+
+
+QUEUE = {
+    "title": _("Quick play queue"),
+    "none": _("You are not in a queue."),
+    "waiting": _("Waiting for players in %(room)s"),
+    "matching": _("Players found: taking your seats…"),
+    "seated": _("Seated: opening your table…"),
+    "left": _("You left the queue."),
+    "refused": _("You could not be seated."),
+    "position": _("Position"),
+    "position_of": _("%(position)s of %(waiting)s"),
+    "players_waiting": _("Players waiting"),
+    "estimated_wait": _("Estimated wait"),
+    "seconds": _("%(s)s s"),
+    "any_moment": _("any moment"),
+    "bots_after": _("Bots fill the table after %(s)s s."),
+    "party": _("Playing again with the same table"),
+    "joining": _("Joining the queue…"),
+    "leaving": _("Leaving the queue…"),
+    "tournament": _("Your tournament table is ready: opening it…"),
+    "connecting": _("Connecting…"),
+    "reconnecting": _("Connection lost: reconnecting…"),
+    "logged_out": _("You were logged out: log in again to continue."),
+    "error": _("Error"),
+}
+
+
+def queue_labels() -> dict:
+    return {"queue": _plain(QUEUE), "errors": _plain(ERRORS)}
 
 
 PROOF = {

@@ -33,6 +33,7 @@ def lobby(request):
         "games": room_selectors.lobby_games(),
         "my_tables": fe_selectors.open_tables_of(request.user),
         "tournaments_enabled": apps.is_installed("tournaments"),
+        "queue_labels": labels.queue_labels(),
         **_profile_extras(request.user),
     }
     if context["tournaments_enabled"]:

@@ -17,6 +17,13 @@ def no_bot_turns(monkeypatch):
 
     monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
     monkeypatch.setattr(tasks.fire_deadline, "delay", lambda *a, **k: None)
+    from matchmaking import broadcast as mm_broadcast
+    from matchmaking import tasks as mm_tasks
+
+    monkeypatch.setattr(mm_tasks.run_matcher, "delay", lambda *a, **k: None)
+    monkeypatch.setattr(mm_tasks, "enqueue_seat_match", lambda *a, **k: None)
+    monkeypatch.setattr(mm_tasks, "enqueue_room_push", lambda *a, **k: None)
+    monkeypatch.setattr(mm_broadcast, "_send", lambda pairs: None)
 
 
 @pytest.fixture
@@ -150,3 +157,42 @@ def test_lobby_shows_balances_from_the_profile_providers(client_in, room, monkey
     monkeypatch.setattr(account_selectors, "PROFILE_SECTIONS", [provider])
     html = client_in.get("/").content.decode()
     assert 'data-currency="CHP">500<' in html and 'data-testid="bailouts">2<' in html
+
+
+def test_lobby_has_quick_play_per_room_and_the_queue_widget(client_in, room):
+    Room.objects.create(name="Arena", slug="arena", game="cherki", seats=3, min_seats=3, bots_only=True)
+    html = client_in.get("/").content.decode()
+    for slug in ("l", "arena"):
+        assert f'data-action="quick-play" data-room="{slug}"' in html
+    assert html.count('data-action="play-bots"') == 2 and 'data-action="open-private"' in html  # kept
+    assert 'id="queue-widget"' in html and 'data-ws="/ws/queue/"' in html and 'data-action="leave-queue"' in html
+    assert 'aria-live="polite"' in html and "js/lobby.js" in html
+    labels = json.loads(html.split('<script id="queue-labels" type="application/json">')[1].split("</script>")[0])
+    assert labels["queue"]["estimated_wait"] == "Estimated wait" and labels["errors"]["already_queued"]
+
+
+def test_queue_widget_labels_are_translated(client_in, room):
+    client_in.cookies["django_language"] = "tr"
+    html = client_in.get("/", HTTP_ACCEPT_LANGUAGE="tr").content.decode()
+    labels = json.loads(html.split('<script id="queue-labels" type="application/json">')[1].split("</script>")[0])
+    assert labels["queue"]["estimated_wait"] != "Estimated wait" and "Quick play" not in html
+
+
+def test_the_widgets_csrf_token_joins_and_leaves_the_queue(room, player):
+    """What queue.js does: POST/DELETE the queue API with the page's CSRF token; errors are {code, message}."""
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(player)
+    html = browser.get("/").content.decode()
+    token = html.split('id="queue-widget"')[1].split('name="csrfmiddlewaretoken" value="')[1].split('"')[0]
+    joined = browser.post("/api/matchmaking/queue/", {"room": "l"}, content_type="application/json",
+                          HTTP_X_CSRFTOKEN=token)
+    assert joined.status_code == 201 and joined.json()["status"] == "waiting" and joined.json()["position"] == 1
+    again = browser.post("/api/matchmaking/queue/", {"room": "l"}, content_type="application/json",
+                         HTTP_X_CSRFTOKEN=token)
+    assert again.status_code == 409 and again.json()["code"] == "already_queued" and again.json()["message"]
+    left = browser.delete("/api/matchmaking/queue/", HTTP_X_CSRFTOKEN=token)
+    assert left.status_code == 200 and left.json()["status"] == "left"
+    no_token = browser.post("/api/matchmaking/queue/", {"room": "l"}, content_type="application/json")
+    assert no_token.status_code == 403
