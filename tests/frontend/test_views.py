@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -196,3 +197,32 @@ def test_the_widgets_csrf_token_joins_and_leaves_the_queue(room, player):
     assert left.status_code == 200 and left.json()["status"] == "left"
     no_token = browser.post("/api/matchmaking/queue/", {"room": "l"}, content_type="application/json")
     assert no_token.status_code == 403
+
+
+def test_table_page_offers_play_again_and_the_queue_widget(client_in, room, bots, player):
+    table = services.play_with_bots(room=room, user=player)
+    services.table_stop(table_id=table.pk, reason="host", by=player)
+    page = client_in.get(f"/tables/{table.pk}/").content.decode()
+    # table.js shows the button on a finished table of the player; queue.js follows the re-queued party.
+    assert f'data-action="play-again" data-table="{table.pk}"' in page and 'id="queue-widget"' in page
+    assert f'data-room-name="{room.name}"' in page
+    labels = json.loads(page.split('<script id="labels" type="application/json">')[1].split("</script>")[0])
+    assert labels["common"]["play_again"] == "Play again" and labels["queue"]["tournament"]
+    scripts = Path(__file__).resolve().parents[2] / "frontend/static/frontend/js"
+    table_js, queue_js = (scripts / "table.js").read_text(), (scripts / "queue.js").read_text()
+    assert 'msg.type === "tournament"' in table_js and "queue.rematch(" in table_js
+    assert "/api/matchmaking/rematch/" in queue_js
+
+
+def test_rematch_api_answers_the_play_again_button(room, bots, player):
+    """A stopped table is not finished: the widget shows the {code, message} error."""
+    from django.test import Client
+
+    table = services.play_with_bots(room=room, user=player)
+    services.table_stop(table_id=table.pk, reason="host", by=player)
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(player)
+    page = browser.get(f"/tables/{table.pk}/").content.decode()
+    token = page.split('id="queue-widget"')[1].split('name="csrfmiddlewaretoken" value="')[1].split('"')[0]
+    answer = browser.post(f"/api/matchmaking/rematch/{table.pk}/", HTTP_X_CSRFTOKEN=token)
+    assert answer.status_code >= 400 and answer.json()["code"] == "table_not_finished" and answer.json()["message"]

@@ -2,6 +2,7 @@
 import { ensureDefs, cardSVG, cardName } from "./cards.js";
 import { GAMES } from "./games.js";
 import { fmt, esc, loadLabels } from "./util.js";
+import { createQueue } from "./queue.js";
 
 const app = document.getElementById("table-app");
 const labels = loadLabels();
@@ -77,6 +78,7 @@ function connect() {
     if (msg.type === "state") onState(msg);
     else if (msg.type === "event") onEvent(msg);
     else if (msg.type === "error") onError(msg);
+    else if (msg.type === "tournament") onTournament(msg);
   };
   ws.onclose = (e) => {
     pending = false;
@@ -133,6 +135,31 @@ function describeEvent(ev) {
   const seat = typeof ev.seat === "number" ? ev.seat : typeof ev.winner === "number" ? ev.winner : null;
   return seat !== null ? fmt(C.event, { name: nameOf(seat), what }) : what;
 }
+
+// A tournament dealt this player's next table (forwarded by the table consumer): follow it.
+function onTournament(msg) {
+  const next = Number(msg.table);
+  if (!Number.isInteger(next) || next <= 0 || String(next) === app.dataset.table) return;
+  closedForGood = true;
+  announce(labels.queue?.tournament || "");
+  location.assign(`/tables/${next}/`);
+}
+
+// "Play again" on a finished table: re-queue its players as a party, then follow the queue widget.
+let queue = null;
+function renderPlayAgain() {
+  const box = $("play-again");
+  if (!box) return;
+  box.hidden = !(frame && frame.status === "finished" && frame.seat !== null && frame.seat !== undefined);
+  // Listen to the queue too: another player's "Play again" re-queues this player in the same party.
+  if (!box.hidden && !queue) queue = createQueue(labels, { connectNow: true });
+}
+$("play-again")?.querySelector("button")?.addEventListener("click", () => {
+  queue = queue || createQueue(labels);
+  if (!queue) return;
+  queue.rematch(app.dataset.table);
+  document.getElementById("queue-widget")?.scrollIntoView({ block: "nearest" });
+});
 
 function onError(msg) {
   pending = false;
@@ -235,6 +262,7 @@ function render() {
   renderHand(view);
   renderControls();
   renderResult();
+  renderPlayAgain();
   renderTurnLine();
   const leave = $("leave-form");
   if (leave) leave.hidden = frame.status !== "running" || frame.seat === null;
