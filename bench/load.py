@@ -108,9 +108,12 @@ class Stack:
 def setup_django():
     """Migrate and empty the bench database: tables left running by an earlier run would fire timers."""
     import django
+    import redis
 
     for command in (["migrate", "-v0"], ["flush", "--noinput", "-v0"]):
         subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, check=True, env=os.environ)
+    # Its own Redis database: stale group memberships of reused table ids would eat capacity.
+    redis.Redis.from_url(os.environ["REDIS_URL"]).flushdb()
     django.setup()
 
 
