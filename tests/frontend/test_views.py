@@ -226,3 +226,27 @@ def test_rematch_api_answers_the_play_again_button(room, bots, player):
     token = page.split('id="queue-widget"')[1].split('name="csrfmiddlewaretoken" value="')[1].split('"')[0]
     answer = browser.post(f"/api/matchmaking/rematch/{table.pk}/", HTTP_X_CSRFTOKEN=token)
     assert answer.status_code >= 400 and answer.json()["code"] == "table_not_finished" and answer.json()["message"]
+
+
+def test_navigation_links_the_leaderboards(client_in, client, room):
+    from django.urls import reverse
+
+    url = reverse("matchmaking:leaderboards")
+    assert f'href="{url}" data-nav="leaderboards"' in client_in.get("/").content.decode()
+    assert client_in.get(url, follow=True).status_code == 200  # redirects to the first game's board
+    client.logout()
+    assert 'data-nav="leaderboards"' in client.get("/accounts/login/").content.decode()
+
+
+def test_profile_shows_ratings_per_game_with_unrated_games(client_in, player):
+    from matchmaking.models import Rating
+
+    Rating.objects.create(user=player, game="lembar", mu=30.0, sigma=5.0, ordinal=15.0, games=4)
+    page = client_in.get("/accounts/profile/").content.decode()
+    section = page.split('id="ratings-h"')[1].split("</section>")[0]
+    assert section.count("<tr data-game=") == 4  # every game, in game order
+    lembar = section.split('data-game="lembar"')[1].split("</tr>")[0]
+    assert ">15.0<" in lembar and "30.0 ± 5.0" in lembar and "<td>4</td>" in lembar
+    assert "/play/leaderboards/lembar/" in lembar
+    baloot = section.split('data-game="baloot"')[1].split("</tr>")[0]
+    assert "unrated" in baloot and "<td>0</td>" in baloot
