@@ -19,11 +19,26 @@ def recent_tables_of(user, limit: int = 10) -> list[Table]:
                 .select_related("room").order_by("-ended_at").distinct()[:limit])
 
 
-def tournaments_list() -> list:
-    """Upcoming tournaments when the tournaments app exists (it provides a selector of that name)."""
+LOBBY_TOURNAMENT_STATUSES = ("announced", "registering", "running")
+
+
+def tournaments_list(limit: int = 8) -> list:
+    """Upcoming and running tournaments for the lobby, when the tournaments app exists.
+
+    Uses ``tournaments.selectors.lobby_tournaments`` if the app grows one; today it offers
+    ``tournament_list()`` (every tournament, newest start first), so the lobby keeps the ones not yet over,
+    soonest first.
+    """
     try:
         from tournaments import selectors as t_selectors  # type: ignore[import-not-found]
     except ImportError:
         return []
     lister = getattr(t_selectors, "lobby_tournaments", None)
-    return list(lister()) if lister else []
+    if lister is not None:
+        return list(lister())[:limit]
+    lister = getattr(t_selectors, "tournament_list", None)
+    if lister is None:
+        return []
+    current = [t for t in lister() if getattr(t, "status", None) in LOBBY_TOURNAMENT_STATUSES]
+    current.sort(key=lambda t: (t.status != "running", t.starts_at, t.pk))
+    return current[:limit]

@@ -250,3 +250,24 @@ def test_profile_shows_ratings_per_game_with_unrated_games(client_in, player):
     assert "/play/leaderboards/lembar/" in lembar
     baloot = section.split('data-game="baloot"')[1].split("</tr>")[0]
     assert "unrated" in baloot and "<td>0</td>" in baloot
+
+
+def test_lobby_lists_upcoming_tournaments_from_the_tournaments_app(client_in, room):
+    from django.apps import apps
+
+    if not apps.is_installed("tournaments"):
+        pytest.skip("the tournaments app is not installed")
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments.models import Tournament
+
+    soon = timezone.now() + timedelta(hours=1)
+    Tournament.objects.create(name="Sunday Cup", room=room, game="lembar", starts_at=soon, status="registering")
+    Tournament.objects.create(name="Old Cup", room=room, game="lembar", starts_at=soon - timedelta(days=2),
+                              status="finished")
+    section = client_in.get("/").content.decode().split('id="tournaments-h"')[1].split("</section>")[0]
+    cup = Tournament.objects.get(name="Sunday Cup")
+    assert f'href="/tournaments/{cup.pk}/">Sunday Cup</a>' in section and "Old Cup" not in section
+    assert 'href="/tournaments/"' in section
