@@ -51,7 +51,11 @@ def _reply_error(reply_channel: str | None, exc: TableError, client_id, table_id
 
 @shared_task(name="gameworkers.tasks.fire_deadline", acks_late=True)
 def fire_deadline(table_id: int, version: int) -> bool:
-    return services.table_fire_deadline(table_id=table_id, expected_version=version)
+    try:
+        return services.table_fire_deadline(table_id=table_id, expected_version=version)
+    except TableError as exc:  # e.g. the table is gone; a deadline is never worth a task failure
+        log.warning("deadline of table %s not fired: %s", table_id, exc.code)
+        return False
 
 
 def schedule_bot_turn(table_id: int, seat: int, version: int) -> None:
