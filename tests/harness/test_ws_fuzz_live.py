@@ -90,8 +90,11 @@ async def _fuzz_client(url: str, cookie: str, quota: int, quiet: bool, seed: int
                 stats[f"kind:{kind}"] += 1
             await asyncio.sleep(1.0)
         except websockets.ConnectionClosed as exc:
-            stats[f"closed_by_server:{exc.rcvd.code if exc.rcvd else None}:sent={exc.sent.code if exc.sent else None}"
-                  f":after={kind}:{text[:80]!r}"] += 1
+            reason = exc.rcvd.reason if exc.rcvd else ""
+            if "keepalive" in reason:  # the server's 20 s ping went unanswered: an overloaded machine, not a frame
+                stats["dropped_keepalive_timeout"] += 1
+            else:
+                stats[f"closed_by_server:{exc.rcvd.code if exc.rcvd else None}:{reason}:after={kind}:{text[:80]!r}"] += 1
         finally:
             reading.cancel()
 
@@ -119,8 +122,9 @@ def test_100k_fuzzed_frames_against_the_real_stack(live_stack):
 
     asyncio.run(main())
     print(json.dumps(dict(sorted(stats.items()))))
-    assert stats["sent"] >= MESSAGES * 0.95, stats
     assert not [k for k in stats if k.startswith("closed_by_server")], stats
+    assert stats["dropped_keepalive_timeout"] == 0, "sockets dropped by keepalive timeouts (machine overloaded?)"
+    assert stats["sent"] >= MESSAGES * 0.95, stats
     assert stats["error:rate_limited"] < 0.01 * stats["sent"], stats
     assert Entry.objects.count() == entries_before
     for before, _cookies, quiet in tables:
