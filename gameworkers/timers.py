@@ -9,6 +9,20 @@ from __future__ import annotations
 
 from rooms import services
 
+RECLAIM_BELOW = 50  # tasks waiting in the moves queue
+
+
+def queue_backlog() -> int:
+    """Tasks waiting in the broker's moves queue (0 when it cannot be read)."""
+    import redis
+    from django.conf import settings
+
+    try:
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
+        return int(client.llen(settings.CELERY_TASK_DEFAULT_QUEUE))
+    except Exception:
+        return 0
+
 
 def sweep() -> int:
     from gameworkers import tasks
@@ -18,7 +32,9 @@ def sweep() -> int:
     from tournaments.tasks import kick as kick_tournaments
 
     kick_tournaments()  # tournament housekeeping at most once a second, only when one is due or running
-    claimed = services.due_tables()
+    # While the workers are behind, deadlines already handed to them are not handed out again:
+    # re-claiming is only for tasks lost with a dead worker, and it would snowball a backlog.
+    claimed = services.due_tables(reclaim=queue_backlog() < RECLAIM_BELOW)
     for table_id, version in claimed:
         tasks.fire_deadline.delay(table_id, version)
     return len(claimed)

@@ -440,24 +440,27 @@ def room_close(*, room: Room) -> int:
     return stopped
 
 
-def due_tables(*, now: datetime | None = None, retry_after_s: float = 3.0, limit: int = 500) -> list[tuple[int, int]]:
+def due_tables(*, now: datetime | None = None, retry_after_s: float = 3.0, limit: int = 500,
+               reclaim: bool = True) -> list[tuple[int, int]]:
     """Claim due deadlines for the timer: (table id, version) pairs not enqueued in the last seconds.
 
     The claim is a conditional UPDATE, so two timer processes never both enqueue the same
-    deadline within ``retry_after_s``; a deadline whose task was lost is claimed again after it.
+    deadline within ``retry_after_s``; a deadline whose task was lost is claimed again after it
+    (only when ``reclaim``: the caller turns it off while the workers have a backlog).
     """
     now = now or timezone.now()
     stale = now - timedelta(seconds=retry_after_s)
+    unclaimed = Q(deadline_enqueued_at__isnull=True)
+    if reclaim:
+        unclaimed |= Q(deadline_enqueued_at__lt=stale)
     candidates = list(
-        Table.objects.filter(status=TableStatus.RUNNING, deadline_at__lte=now)
-        .filter(Q(deadline_enqueued_at__isnull=True) | Q(deadline_enqueued_at__lt=stale))
-        .values_list("pk", "version")[:limit]
+        Table.objects.filter(status=TableStatus.RUNNING, deadline_at__lte=now).filter(unclaimed)
+        .order_by("deadline_at").values_list("pk", "version")[:limit]
     )
     claimed = []
     for pk, version in candidates:
         won = Table.objects.filter(pk=pk, version=version, status=TableStatus.RUNNING).filter(
-            Q(deadline_enqueued_at__isnull=True) | Q(deadline_enqueued_at__lt=stale)
-        ).update(deadline_enqueued_at=now)
+            unclaimed).update(deadline_enqueued_at=now)
         if won:
             claimed.append((pk, version))
     return claimed

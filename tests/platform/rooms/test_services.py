@@ -290,3 +290,13 @@ def test_a_private_table_needs_its_invite_code(lembar_room, make_user, bots):
     assert not selectors.may_watch(table=table, user=stranger)
     assert selectors.may_watch(table=table, user=stranger, invite_code=table.invite_code)
     assert selectors.may_watch(table=table, user=guest) and selectors.may_watch(table=table, user=host)
+
+
+def test_claimed_deadlines_are_not_handed_out_again_while_workers_are_behind(lembar_room, make_user):
+    table, *_ = _start_two(lembar_room, make_user)
+    table.deadline_at = timezone.now() - timedelta(seconds=10)
+    table.save(update_fields=["deadline_at"])
+    assert services.due_tables() == [(table.pk, 0)]
+    later = timezone.now() + timedelta(seconds=30)
+    assert services.due_tables(now=later, reclaim=False) == []
+    assert services.due_tables(now=later, reclaim=True) == [(table.pk, 0)]
