@@ -180,6 +180,21 @@ async def client(url: str, cookie: str, stats: dict, stop_at: float, think: tupl
         stats["errors"].append(type(exc).__name__)
 
 
+def stagger_deadlines(ids: list[int], turn_seconds: int) -> None:
+    """Setup takes a while: start every timer only now, spread over one turn, like tables in full swing."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from rooms.models import Room, Table
+
+    Room.objects.filter(tables__pk__in=ids).update(turn_seconds=turn_seconds)
+    now = timezone.now()
+    for k, table_id in enumerate(ids):
+        Table.objects.filter(pk=table_id).update(
+            deadline_at=now + timedelta(seconds=turn_seconds * (k + 1) / len(ids)), deadline_enqueued_at=None)
+
+
 def table_versions(ids: list[int]) -> int:
     from rooms.models import Table
 
@@ -203,9 +218,11 @@ def run(args) -> dict:
     try:
         if args.mode == "idle":
             return asyncio.run(idle(stack, args.connections))
-        tables = make_tables(games, args.tables, turn_seconds=args.turn_seconds,
+        tables = make_tables(games, args.tables, turn_seconds=3600 if args.mode == "timers" else args.turn_seconds,
                              idle=args.mode == "timers")
         ids = [t for t, _ in tables]
+        if args.mode == "timers":
+            stagger_deadlines(ids, args.turn_seconds)
         since = timezone.now()
         v0, cpu0, t0 = table_versions(ids), stack.cpu_seconds(), time.monotonic()
         stats = {"connected": 0, "sent": 0, "latency": [], "errors": []}
