@@ -1,6 +1,9 @@
 """A 30-entrant 31 freezeout of bots, end to end through the real pipeline: uvicorn, a Celery worker
 and the timer process (LiveStack). Housekeeping starts it, bots play every hand through Celery,
-``table_finished`` advances each round, and the prizes are paid from the escrow."""
+``table_finished`` advances each round, and the prizes are paid from the escrow.
+
+Wall time on the shared 2-core machine: 1 min 48 s at load ~6, 3 min 14 s at load ~9-15 (not marked
+slow: it fits the ~2 minute budget when the machine is not saturated)."""
 
 from __future__ import annotations
 
@@ -25,7 +28,6 @@ def fast_stack(transactional_db, monkeypatch):
     stack.stop()
 
 
-@pytest.mark.slow  # ~3 min wall on the shared 2-core machine (load ~9): run with -m slow
 def test_a_30_bot_freezeout_runs_through_celery_to_a_paid_out_finish(fast_stack, room, make_bots):
     room.turn_seconds = 3  # a stuck bot turn is played by the timer quickly
     room.save(update_fields=["turn_seconds"])
