@@ -2,13 +2,13 @@
 
 Frames (docs/tournaments.md): ``{"type": "tournament.standings", ...}`` to everyone following the
 tournament page; ``{"type": "tournament", "tournament": id, "table": table_id, "round": n}`` to each
-seated human's player group, so the page can follow its player to the next table. The layer is lossy:
-the page re-reads on reconnect.
+seated human's ``rooms.broadcast.user_group``, which every table, queue and tournament socket of that
+user joins, so the page in front of the player follows it to the next table. The layer is lossy: the
+page re-reads on reconnect.
 
-The player group is ``tournament.player.<user>`` (joined by the tournament socket) until the table and
-queue consumers handle the ``tournament.table`` group message: a Channels consumer without a handler
-for a message type dies, so pushing it to ``rooms.broadcast.user_group`` today would close every table
-socket of the player. Once they forward it, set ``FOLLOW_ON_TABLE_SOCKETS = True``.
+Every consumer joining the user group must handle the ``tournament.table`` message (a Channels consumer
+without a handler for a message type dies); the table and queue consumers do. Setting
+``FOLLOW_ON_TABLE_SOCKETS = True`` sends to a tournament-only group instead.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from rooms.broadcast import user_group
 log = logging.getLogger(__name__)
 
 
-FOLLOW_ON_TABLE_SOCKETS = False
+FOLLOW_ON_TABLE_SOCKETS = True
 
 
 def group(tournament_id: int) -> str:

@@ -35,3 +35,11 @@ async def test_snapshot_push_and_bad_input(make_tournament):
     missing = WebsocketCommunicator(_app(), "/ws/tournaments/999999/")
     connected, code = await missing.connect()
     assert not connected and code == 4404
+
+
+def test_player_frames_go_to_the_user_group_every_socket_of_the_user_joins():
+    from rooms.broadcast import user_group
+    from rooms.consumers import TableConsumer
+
+    assert broadcast.player_group(7) == user_group(7)
+    assert hasattr(TableConsumer, "tournament_table")  # a consumer without the handler would die on it
