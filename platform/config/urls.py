@@ -17,3 +17,5 @@ urlpatterns = [
     path("tournaments/", include("tournaments.urls")),
     path("", include("frontend.urls")),
 ]
+
+handler404 = "core.views.not_found"

@@ -95,6 +95,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         if "auto" in move:
             await self._error("malformed", "Automatic moves are the server's to make.", client_id)
             return
+        if version < getattr(self, "last_version", -1):
+            # Older than a frame this socket already got: refuse here, no query and no task.
+            await self._error("stale_version", "The table moved on; use the latest state.", client_id)
+            return
         seat = await self._seat()
         if seat is None or seat is False:
             await self._error("not_seated", "Spectators cannot make moves.", client_id)

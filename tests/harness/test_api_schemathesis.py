@@ -109,9 +109,6 @@ def test_api_never_5xx_many_examples(case, world):
     _no_server_error(case, world["headers"])
 
 
-@pytest.mark.xfail(strict=True, reason="Django's default 404 view is @requires_csrf_token: for a POST carrying a "
-                   "CSRF cookie and header it reads request.POST, a multipart body without a boundary raises "
-                   "MultiPartParserError inside the 404 handler, and that becomes a 500 (no handler404 in config/urls.py)")
 @pytest.mark.parametrize("path", ["/api/rooms/%3A/tables/", "/no/such/page/"])
 def test_malformed_multipart_post_to_an_unknown_url_is_4xx(db, path):
     csrf = secrets.token_hex(16)
