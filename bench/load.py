@@ -217,7 +217,8 @@ def run(args) -> dict:
     stack.start()
     try:
         if args.mode == "idle":
-            return asyncio.run(idle(stack, args.connections))
+            tables = make_tables(["lembar"], 1, turn_seconds=600, idle=True)
+            return asyncio.run(idle(stack, args.connections, tables[0]))
         tables = make_tables(games, args.tables, turn_seconds=3600 if args.mode == "timers" else args.turn_seconds,
                              idle=args.mode == "timers")
         ids = [t for t, _ in tables]
@@ -256,11 +257,10 @@ def run(args) -> dict:
         stack.stop()
 
 
-async def idle(stack: Stack, connections: int) -> dict:
+async def idle(stack: Stack, connections: int, table: tuple[int, list]) -> dict:
     import websockets
 
-    tables = make_tables(["lembar"], 1, turn_seconds=600, idle=True)
-    table_id, seats = tables[0]
+    table_id, seats = table
     cookie = seats[0][1]
     base = stack.rss("web")
     socks = []
