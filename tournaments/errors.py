@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
+from core.errors import ServiceError
 
-class TournamentError(Exception):
-    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
+
+class TournamentError(ServiceError):
+    pass

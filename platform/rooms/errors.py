@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
+from core.errors import ServiceError
 
-class TableError(Exception):
-    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
 
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+class TableError(ServiceError):
+    pass
