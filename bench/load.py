@@ -117,7 +117,7 @@ def setup_django():
     django.setup()
 
 
-def make_tables(games: list[str], count: int, *, turn_seconds: int, idle: bool) -> list[tuple[int, list]]:
+def make_tables(games: list[str], count: int, *, turn_seconds: int) -> list[tuple[int, list]]:
     """Create rooms, users with sessions and started tables; returns [(table id, [(seat, cookie)])]."""
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
@@ -217,10 +217,9 @@ def run(args) -> dict:
     stack.start()
     try:
         if args.mode == "idle":
-            tables = make_tables(["lembar"], 1, turn_seconds=600, idle=True)
+            tables = make_tables(["lembar"], 1, turn_seconds=600)
             return asyncio.run(idle(stack, args.connections, tables[0]))
-        tables = make_tables(games, args.tables, turn_seconds=3600 if args.mode == "timers" else args.turn_seconds,
-                             idle=args.mode == "timers")
+        tables = make_tables(games, args.tables, turn_seconds=3600 if args.mode == "timers" else args.turn_seconds)
         ids = [t for t, _ in tables]
         if args.mode == "timers":
             stagger_deadlines(ids, args.turn_seconds)

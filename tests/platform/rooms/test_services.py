@@ -300,3 +300,21 @@ def test_claimed_deadlines_are_not_handed_out_again_while_workers_are_behind(lem
     later = timezone.now() + timedelta(seconds=30)
     assert services.due_tables(now=later, reclaim=False) == []
     assert services.due_tables(now=later, reclaim=True) == [(table.pk, 0)]
+
+
+def test_a_stopped_tables_partial_proof_verifies(lembar_room, make_user, tmp_path):
+    table, host, _ = _start_two(lembar_room, make_user)
+    engine = get_engine("lembar")
+    for _ in range(3):
+        _act(table, engine)
+    services.table_stop(table_id=table.pk, reason="host", by=host)
+    table.refresh_from_db()
+    doc = selectors.proof_document(table=table)
+    assert doc["status"] == "stopped" and len(doc["moves"]) == table.version >= 3
+    path = tmp_path / "proof.json"
+    path.write_text(json.dumps(doc))
+    verify = [sys.executable, str(ROOT / "tools" / "verify_proof.py"), str(path)]
+    assert subprocess.run(verify, capture_output=True, text=True, timeout=120).stdout.strip() == "OK"
+    doc["shuffles"][0]["result"].reverse()  # a tampered deal still fails
+    path.write_text(json.dumps(doc))
+    assert subprocess.run(verify, capture_output=True, text=True, timeout=120).returncode == 1
