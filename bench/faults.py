@@ -75,17 +75,9 @@ class OwnRedis:
 
 
 def ensure_database() -> None:
-    import psycopg
-    from django.conf import settings  # noqa: F401  (environ parsed below)
-
-    url = os.environ["DATABASE_URL"]
-    if not url.startswith("postgres"):
+    if not os.environ["DATABASE_URL"].startswith("postgres"):
         raise SystemExit("bench/faults.py needs PostgreSQL (pg_terminate_backend)")
-    name = url.rsplit("/", 1)[1]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
+    load.ensure_database()
 
 
 def make_tables(count: int, turn_seconds: int) -> list[int]:

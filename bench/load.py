@@ -105,11 +105,25 @@ class Stack:
                 proc.kill()
 
 
+def ensure_database() -> None:
+    """Create the bench's own PostgreSQL database on a fresh machine."""
+    import psycopg
+
+    url = os.environ["DATABASE_URL"]
+    if not url.startswith("postgres"):
+        return
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
 def setup_django():
     """Migrate and empty the bench database: tables left running by an earlier run would fire timers."""
     import django
     import redis
 
+    ensure_database()
     for command in (["migrate", "-v0"], ["flush", "--noinput", "-v0"]):
         subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, check=True, env=os.environ)
     # Its own Redis database: stale group memberships of reused table ids would eat capacity.
