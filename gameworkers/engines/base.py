@@ -29,6 +29,13 @@ Contract (names relied on by the runtime, bots, tools and tests):
                                            seats' closed cards and the stock (the tests check
                                            no view shows a card whose every copy is hidden)
 
+The move log ``state["moves"]`` is an OUTPUT: ``apply`` only appends to it and no rule ever
+reads it (the platform keeps the log in its own table and may hand the engine a state whose
+``moves`` is empty or holds only the entries since the last save). What the rules need of the
+log is kept in the state: ``move_count`` (moves logged so far; a move's ``seq`` is
+``move_count`` after it) and ``last_move_ms`` (``now_ms`` of the last logged move, None
+before any). Only ``proof`` reads the log (the platform re-assembles it for the proof).
+
 Events returned by ``apply`` are PUBLIC: everyone at the table may receive them.
 Anything private (a drawn card) belongs only in that seat's ``view``.
 
@@ -68,7 +75,8 @@ class Engine:
     Each game stores in its state (besides its own keys):
     ``game``, ``seed`` (hex, secret until the end), ``commitment``, ``seats`` (int),
     ``options``, ``shuffles`` (list of {round, purpose, initial, result}), ``first``,
-    ``moves`` (list of {seq, seat, move, now_ms}).
+    ``moves`` (list of {seq, seat, move, now_ms}; appended to, never read by the rules),
+    ``move_count`` (moves logged so far), ``last_move_ms`` (now_ms of the last one, or None).
     """
 
     name: str = ""
@@ -90,6 +98,8 @@ class Engine:
             "shuffles": [],
             "first": None,
             "moves": [],
+            "move_count": 0,
+            "last_move_ms": None,
         }
 
     @staticmethod
@@ -104,11 +114,36 @@ class Engine:
         )
         return result
 
+    # These two helpers are the only reads of the log outside ``proof``, and only for a state
+    # saved before the counters existed: such a state still carries its whole log.
     @staticmethod
-    def _log_move(state: State, seat: int | None, move: Move, now_ms: int) -> int:
-        """Append to the move log (mutates ``state``); returns the move's sequence number."""
-        seq = len(state["moves"]) + 1
-        state["moves"].append({"seq": seq, "seat": seat, "move": copy.deepcopy(move), "now_ms": now_ms})
+    def _move_count(state: State) -> int:
+        """Moves logged so far (an old state without ``move_count``: the length of its log)."""
+        count = state.get("move_count")
+        return len(state["moves"]) if count is None else count
+
+    @staticmethod
+    def _last_move_ms(state: State) -> int | None:
+        """``now_ms`` of the last logged move, None before any (an old state without the key: its
+        log's last entry; None if the log was already moved out, i.e. "since the table started")."""
+        if "last_move_ms" in state:
+            return state["last_move_ms"]
+        return state["moves"][-1]["now_ms"] if state["moves"] else None
+
+    # How a move is copied into the log: an engine whose validated moves are flat dicts of
+    # scalars sets ``staticmethod(dict)`` (a shallow copy is then a full one; deepcopy is costly).
+    _copy_logged_move = staticmethod(copy.deepcopy)
+
+    def _log_move(self, state: State, seat: int | None, move: Move, now_ms: int) -> int:
+        """Append to the move log and count it (mutates ``state``); returns the move's sequence
+        number, which is ``move_count`` after it."""
+        try:
+            seq = state["move_count"] + 1
+        except KeyError:  # a state saved before the counter existed
+            seq = self._move_count(state) + 1
+        state["move_count"] = seq
+        state["last_move_ms"] = now_ms
+        state["moves"].append({"seq": seq, "seat": seat, "move": self._copy_logged_move(move), "now_ms": now_ms})
         return seq
 
     @staticmethod

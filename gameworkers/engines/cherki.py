@@ -233,13 +233,9 @@ class CherkiEngine(Engine):
             return self._take(state, seat, move, now_ms)
         return self._draw(state, seat, move, now_ms, auto)
 
-    @staticmethod
-    def _log_move(state: State, seat: int | None, move: Move, now_ms: int) -> int:
-        """As the base, but a shallow copy of the move: ``apply`` has checked that every value is
-        a str or bool before logging, so nothing in the logged dict can be shared and mutated."""
-        seq = len(state["moves"]) + 1
-        state["moves"].append({"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms})
-        return seq
+    # The log takes a shallow copy of the move: ``apply`` has checked that every value is a str
+    # or bool before logging, so nothing in the logged dict can be shared and mutated.
+    _copy_logged_move = staticmethod(dict)
 
     def _fork(self, state: State, seat: int | None, move: Move, now_ms: int) -> State:
         """A shallow copy with its own move log, the move logged."""
@@ -430,7 +426,7 @@ class CherkiEngine(Engine):
             return None
         seat = state["turn"]
         if state["auto_turn"]:
-            return {"seat": seat, "since_ms": state["moves"][-1]["now_ms"], "limit_ms": 0}
+            return {"seat": seat, "since_ms": self._last_move_ms(state), "limit_ms": 0}
         if state["left"][seat]:
             return {"seat": seat, "since_ms": state["turn_since"], "limit_ms": 0}
         return {"seat": seat, "since_ms": state["turn_since"], "limit_ms": None}

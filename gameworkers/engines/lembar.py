@@ -136,13 +136,9 @@ class LembarEngine(Engine):
         )
         return result
 
-    @staticmethod
-    def _log_move(state: State, seat: int | None, move: Move, now_ms: int) -> int:
-        """As ``Engine._log_move``; a validated Lembar move is a flat dict of scalars, so a
-        shallow copy is a full copy (deepcopy per move was the engine's biggest cost)."""
-        seq = len(state["moves"]) + 1
-        state["moves"].append({"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms})
-        return seq
+    # A validated Lembar move is a flat dict of scalars, so a shallow copy is a full copy
+    # (deepcopy per move was the engine's biggest cost).
+    _copy_logged_move = staticmethod(dict)
 
     # ----- setup -----------------------------------------------------------------
     def new(self, seed: bytes, seats: int, options: dict | None = None) -> State:
@@ -357,7 +353,7 @@ class LembarEngine(Engine):
                         for w in state["windows"]],
             "commitment": state["commitment"],
             "first": state["first"],
-            "moves_count": len(state["moves"]),
+            "moves_count": self._move_count(state),
             "deadline": self.deadline(state),
         }
         if mine:
@@ -494,9 +490,12 @@ class LembarEngine(Engine):
 
         # Hot path (random playouts): helpers inlined, lists copied only where written.
         s = dict(state)
-        moves = state["moves"]
-        seq = len(moves) + 1
-        s["moves"] = [*moves, {"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms}]
+        try:  # inlined ``_log_move``
+            seq = s["move_count"] = state["move_count"] + 1
+        except KeyError:
+            seq = s["move_count"] = self._move_count(state) + 1
+        s["last_move_ms"] = now_ms
+        s["moves"] = [*state["moves"], {"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms}]
         events: list[Event] = []
         if auto:
             counted = self._own_or_auto(s, state, seat, auto, events)
@@ -565,9 +564,12 @@ class LembarEngine(Engine):
         if state["phase"] != "play":
             raise IllegalMove("already_drawn", "You have already drawn this turn: play the drawn card or keep it.")
         s = dict(state)
-        moves = state["moves"]
-        seq = len(moves) + 1
-        s["moves"] = [*moves, {"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms}]
+        try:  # inlined ``_log_move``
+            seq = s["move_count"] = state["move_count"] + 1
+        except KeyError:
+            seq = s["move_count"] = self._move_count(state) + 1
+        s["last_move_ms"] = now_ms
+        s["moves"] = [*state["moves"], {"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms}]
         events: list[Event] = []
         if auto:
             counted = self._own_or_auto(s, state, seat, auto, events)

@@ -199,3 +199,133 @@ def test_proof_hides_seed_and_log_until_over(game):
     doc = engine.proof(state)
     assert "seed" not in doc and doc["commitment"] == fairness.commitment(seed)
     assert seed.hex() not in json.dumps(doc)
+
+
+# ----- the move log is an output: the rules never read it ------------------------------------
+# The platform keeps ``state["moves"]`` in its own table and hands the engine a state whose log
+# is empty (or holds only the entries since its last save). Two runs of the same game, one with
+# the whole log and one with it cut after every apply, must agree on everything but the log.
+
+
+def _without_log(obj: dict) -> dict:
+    return {k: v for k, v in obj.items() if k != "moves"}
+
+
+def _outcome(engine, state, seat, move, now):
+    """``apply``'s result, or the refusal's code (both runs must refuse alike)."""
+    try:
+        return engine.apply(state, seat, move, now_ms=now)
+    except IllegalMove as exc:
+        return exc.code
+
+
+def _assert_same_rules(engine, full, cut, seats, where) -> None:
+    assert _without_log(full) == _without_log(cut), f"{where}: states differ beyond the log"
+    assert engine.to_act(full) == engine.to_act(cut), where
+    assert engine.deadline(full) == engine.deadline(cut), where
+    assert engine.is_over(full) == engine.is_over(cut), where
+    assert engine.replay_view(full) == engine.replay_view(cut), where
+    for seat in [*range(seats), None]:
+        assert engine.view(full, seat) == engine.view(cut, seat), f"{where}: view of seat {seat}"
+        if seat is not None:
+            assert engine.legal_moves(full, seat) == engine.legal_moves(cut, seat), f"{where}: seat {seat}"
+    if engine.is_over(full):
+        assert engine.result(full) == engine.result(cut), where
+        assert _without_log(engine.proof(full)) == _without_log(engine.proof(cut)), where
+
+
+def play_with_and_without_log(game: str, seed: bytes, seats: int, rng_seed: int, leave_rate: float) -> int:
+    """Play one random game (timeouts, system steps and, at ``leave_rate`` per step, leaves)
+    twice in lockstep; returns the number of steps taken."""
+    engine = get_engine(game)
+    rng = random.Random(rng_seed)
+    full = engine.new(seed, seats)
+    cut = engine.new(seed, seats)
+    assert full["move_count"] == 0 and full["moves"] == []
+    saved: list = []  # what the platform's table of moves would hold
+    now = 0
+    for step in range(MAX_STEPS):
+        where = f"{game} seats={seats} step={step}"
+        _assert_same_rules(engine, full, cut, seats, where)
+        assert full["move_count"] == len(full["moves"]), where
+        if engine.is_over(full):
+            assert full["moves"] == saved + cut["moves"], "the cut log's pieces make the whole log"
+            return step
+        now += rng.choice((1, 400, 2500, 30_000))
+        due = engine.deadline(full)
+        roll = rng.random()
+        # A system step (seat None: Lembar's catch window) half the time, so catches happen too.
+        if roll < (0.5 if due["seat"] is None else 0.15):
+            mover = due["seat"]
+            move = engine.timeout_move(full, mover)
+            assert move == engine.timeout_move(cut, mover), where
+        elif roll > 1 - leave_rate:
+            mover, move = rng.randrange(seats), {"type": "leave"}  # may be refused: seat already out
+        else:
+            mover = rng.choice(engine.to_act(full))
+            move = rng.choice(engine.legal_moves(full, mover))
+        before = full["move_count"]
+        got_full = _outcome(engine, full, mover, move, now)
+        got_cut = _outcome(engine, cut, mover, move, now)
+        if isinstance(got_full, str):
+            assert got_full == got_cut, f"{where}: refused differently"
+            continue
+        assert not isinstance(got_cut, str), f"{where}: the cut run refused {move!r}: {got_cut}"
+        (full, events_full), (cut_next, events_cut) = got_full, got_cut
+        assert events_full == events_cut, where
+        appended = full["moves"][before:]
+        assert [e["seq"] for e in appended] == [full["move_count"]], f"{where}: one entry, seq == move_count"
+        assert appended[-1]["now_ms"] == now == full["last_move_ms"], where
+        assert cut_next["moves"] == cut["moves"] + appended, f"{where}: the cut run appends the same entries"
+        # The platform saves the new entries and hands back an empty log (sometimes it has not
+        # saved yet and the log holds the entries since its last save).
+        if rng.random() < 0.8:
+            saved += cut_next["moves"]
+            cut_next["moves"] = []
+        cut = cut_next
+    pytest.fail(f"{game} did not end within {MAX_STEPS} steps")
+
+
+@pytest.mark.parametrize("game", GAMES)
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.binary(min_size=32, max_size=32), rng_seed=st.integers(0, 2**32), pick=st.integers(0, 10),
+       leave_rate=st.sampled_from([0.0, 0.002, 0.03]))
+def test_rules_never_read_the_move_log(game, seed, rng_seed, pick, leave_rate):
+    seats = SEAT_CHOICES[game][pick % len(SEAT_CHOICES[game])]
+    assert play_with_and_without_log(game, seed, seats, rng_seed, leave_rate) > 0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_rules_never_read_the_move_log_every_seat_count(game):
+    for k, seats in enumerate(SEAT_CHOICES[game]):
+        for leave_rate in (0.0, 0.01):
+            play_with_and_without_log(game, bytes([k + 1] * 32), seats, 1000 + k, leave_rate)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_states_saved_before_the_move_counter_go_on_with_the_same_numbers(game):
+    engine = get_engine(game)
+    seats = SEAT_CHOICES[game][0]
+    rng = random.Random(7)
+    state = engine.new(bytes(range(32)), seats)
+    for _ in range(12):
+        seat = engine.to_act(state)[0]
+        state, _ = engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)), now_ms=100)
+        if engine.is_over(state):
+            break
+    old = _without_log(state)
+    del old["move_count"], old["last_move_ms"]
+    old["moves"] = copy.deepcopy(state["moves"])  # an old row: the whole log, no counter
+    assert engine.view(old, 0) == engine.view(state, 0)
+    assert engine.deadline(old) == engine.deadline(state)
+    if not engine.is_over(state):
+        seat = engine.to_act(state)[0]
+        move = engine.legal_moves(state, seat)[0]
+        a, _ = engine.apply(state, seat, move, now_ms=200)
+        b, _ = engine.apply(old, seat, move, now_ms=200)
+        assert a == b and b["move_count"] == len(b["moves"]) == len(state["moves"]) + 1
+    # A row migrated before the counter: log moved out, count kept, no last_move_ms.
+    migrated = {**old, "moves": [], "move_count": len(state["moves"])}
+    assert engine.to_act(migrated) == engine.to_act(state)
+    engine.deadline(migrated)  # never a KeyError
+    engine.view(migrated, None)
