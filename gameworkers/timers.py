@@ -12,14 +12,18 @@ from rooms import services
 RECLAIM_BELOW = 50  # tasks waiting in the moves queue
 
 
+_broker: list = []  # one client for the life of the timer process (it sweeps ten times a second)
+
+
 def queue_backlog() -> int:
     """Tasks waiting in the broker's moves queue (0 when it cannot be read)."""
     import redis
     from django.conf import settings
 
     try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
-        return int(client.llen(settings.CELERY_TASK_DEFAULT_QUEUE))
+        if not _broker:
+            _broker.append(redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1))
+        return int(_broker[0].llen(settings.CELERY_TASK_DEFAULT_QUEUE))
     except Exception:
         return 0
 

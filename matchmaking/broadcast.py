@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import logging
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from matchmaking import selectors
 from matchmaking.models import EntryStatus, QueueEntry
+from rooms.broadcast import publish
 
 log = logging.getLogger(__name__)
 
@@ -19,15 +18,10 @@ def queue_group(user_id: int) -> str:
 
 
 def _send(pairs: list[tuple[int, dict]]) -> None:
-    layer = get_channel_layer()
-    if layer is None or not pairs:
-        return
-    send = async_to_sync(layer.group_send)
-    for user_id, frame in pairs:
-        try:
-            send(queue_group(user_id), {"type": "queue.frame", "frame": frame})
-        except Exception:  # the layer is lossy by contract; clients resync
-            log.exception("queue push to user %s failed", user_id)
+    try:
+        publish([(queue_group(user_id), {"type": "queue.frame", "frame": frame}) for user_id, frame in pairs])
+    except Exception:  # the layer is lossy by contract; clients resync
+        log.exception("queue push to %s players failed", len(pairs))
 
 
 def push_entries(entry_ids: list[int]) -> None:

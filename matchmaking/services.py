@@ -313,17 +313,18 @@ def seat_match(*, match_id: int) -> Match | None:
             return match
         current: QueueEntry | None = None
         try:
-            with transaction.atomic():
-                table = rooms_services.table_open(room=room, seat_count=match.seat_count)
-                for entry in active:
-                    current = entry
-                    _check_can_queue(room=room, user=entry.user)
-                    rooms_services.table_sit(table_id=table.pk, user=entry.user)
-                current = None
-                humans = {e.user_id for e in active}
-                for bot in pick_bots(game=room.game, count=match.bots, exclude=humans):
-                    rooms_services.table_sit(table_id=table.pk, user=bot)
+            for entry in active:
+                current = entry
+                _check_can_queue(room=room, user=entry.user)
+            current = None
+            humans = {e.user_id for e in active}
+            bots = pick_bots(game=room.game, count=match.bots, exclude=humans)
+            table = rooms_services.table_open_seated(room=room, players=[e.user for e in active] + bots,
+                                                     seat_count=match.seat_count)
         except (TableError, QueueError) as exc:
+            player = getattr(exc, "player", None)
+            if current is None and player is not None:
+                current = next((e for e in active if e.user_id == player.pk), None)
             if exc.code in ROOM_REFUSAL_CODES:
                 _fail_match(match, active, refused=active, code=exc.code, message=exc.message)
             elif current is not None and exc.code not in TABLE_WIDE_CODES:

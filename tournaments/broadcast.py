@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import logging
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-
-from rooms.broadcast import user_group
+from rooms.broadcast import publish, user_group
 
 log = logging.getLogger(__name__)
 
@@ -38,9 +35,6 @@ def tournament_changed(tournament_id: int, *, moves: list[tuple[int, int]]) -> N
     """``moves``: (user id, rooms table id) for every human seated this round."""
     from tournaments import selectors
 
-    layer = get_channel_layer()
-    if layer is None:
-        return
     try:
         snapshot = selectors.live_snapshot(tournament_id=tournament_id)
         messages = [(group(tournament_id), {"type": "tournament.standings", "frame": snapshot})]
@@ -49,11 +43,7 @@ def tournament_changed(tournament_id: int, *, moves: list[tuple[int, int]]) -> N
                 "type": "tournament.table",
                 "frame": {"type": "tournament", "tournament": tournament_id, "table": table_id,
                           "round": snapshot.get("round"), "url": f"/tables/{table_id}/"}}))
-        async_to_sync(_send_all)(layer, messages)
+        publish(messages)
     except Exception:  # lossy by contract: the page re-reads the snapshot on (re)connect
         log.exception("tournament %s push failed", tournament_id)
 
-
-async def _send_all(layer, messages: list[tuple[str, dict]]) -> None:
-    for name, message in messages:
-        await layer.group_send(name, message)

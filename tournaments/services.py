@@ -392,10 +392,8 @@ def _deal_one(tournament: Tournament, tt_id: int) -> int | None:
         if tournament.is_freezeout:
             stacks = [e.stack for e in seats]
             options = _otuzbir_options(tournament, tt, stacks)
-        table = rooms_services.table_open(room=tournament.room, seat_count=len(seats),
-                                          options=options)
-        for number, entry in enumerate(seats):
-            rooms_services.table_sit(table_id=table.pk, user=entry.user, seat_number=number)
+        table = rooms_services.table_open_seated(room=tournament.room, players=[e.user for e in seats],
+                                                 seat_count=len(seats), options=options)
         tt.table = table
         tt.save(update_fields=["table"])
         return table.pk

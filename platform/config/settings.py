@@ -158,10 +158,12 @@ CACHES = {
 }
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
+# Redis pub/sub: one PUBLISH per group, one subscription per group per ASGI process. Lossy by
+# design, like any layer; every frame carries the version and clients resync on a gap.
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL]},
     }
 }
 
@@ -175,6 +177,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 4
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60}
 CELERY_RESULT_EXPIRES = 3600
+CELERY_TASK_IGNORE_RESULT = True  # nothing waits on a move's result; storing it was a Redis write per move
 CELERY_TASK_DEFAULT_QUEUE = "moves"
 CELERY_TASK_ROUTES = {"gameworkers.tasks.bot_*": {"queue": "bots"}}
 

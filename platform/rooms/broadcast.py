@@ -1,17 +1,25 @@
 """After-commit fan-out: each seat its own view, spectators the public one.
 
 Group names: ``table.<id>.seat.<n>`` for a seat, ``table.<id>.watch`` for spectators and
-``table.<id>.all`` for notices every socket at the table needs (seat changes).
+``table.<id>.all`` for notices every socket at the table needs (seat changes, public events).
 The channel layer is lossy: every frame carries the version, and a client that sees a gap
 asks for a resync.
+
+Frames are serialised to JSON once, here, and the socket forwards the text as it is. With the
+Redis pub/sub layer (the configured one) every message of one broadcast goes out in a single
+pipelined round trip from this synchronous code: no event loop and no thread hop per move.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 
 from rooms import selectors
 from rooms.models import SeatStatus, Table
@@ -31,51 +39,111 @@ def all_group(table_id: int) -> str:
     return f"table.{table_id}.all"
 
 
-def table_changed(table: Table, *, events: list[dict], seats_changed: bool = False) -> None:
-    """Send the table as committed: one async round trip for every group send.
+def user_group(user_id: int) -> str:
+    return f"user.{user_id}"
+
+
+def dumps(payload: dict) -> str:
+    """The one wire encoding of a frame (compact JSON)."""
+    return json.dumps(payload, separators=(",", ":"))
+
+
+def seating_notice(table: Table) -> list[list]:
+    """Who sits where, for sockets to work out their own seat without a query: [seat, user id, status]."""
+    return [[entry["seat"], entry["user_id"], entry["status"]] for entry in table.seating]
+
+
+def table_changed(table: Table, *, events: list[dict], seats_changed: bool = False, host: str | None = "") -> None:
+    """Send the table as committed, every message in one round trip.
 
     Frames may overtake each other on their way; clients ignore a frame older than one seen.
     """
-    layer = get_channel_layer()
-    if layer is None:
-        return
     table_id = table.pk
     seats = selectors.seats_public(table)
-    host = selectors.host_name(table)
+    if host == "":
+        host = selectors.host_name(table)
     messages: list[tuple[str, dict]] = []
     if seats_changed:
-        messages.append((all_group(table_id), {"type": "table.seats", "version": table.version}))
+        messages.append((all_group(table_id), {"type": "table.seats", "version": table.version,
+                                               "seating": seating_notice(table)}))
     if events:
         messages.append((all_group(table_id), {"type": "table.events", "version": table.version, "events": events}))
     for seat in seats:
         if seat["status"] == SeatStatus.SEATED:
             frame = selectors.table_frame(table=table, seat_number=seat["seat"], seats=seats, host=host)
-            messages.append((seat_group(table_id, seat["seat"]), {"type": "table.state", "frame": frame}))
+            messages.append((seat_group(table_id, seat["seat"]), state_message(frame)))
     frame = selectors.table_frame(table=table, seat_number=None, seats=seats, host=host)
-    messages.append((watch_group(table_id), {"type": "table.state", "frame": frame}))
+    messages.append((watch_group(table_id), state_message(frame)))
     try:
-        async_to_sync(_send_all)(layer, messages)
+        publish(messages)
     except Exception:  # the layer is lossy by contract; clients resync on a version gap
         log.exception("broadcast for table %s failed", table_id)
 
 
-async def _send_all(layer, messages: list[tuple[str, dict]]) -> None:
-    for group, message in messages:
-        await layer.group_send(group, message)
-
-
-def user_group(user_id: int) -> str:
-    return f"user.{user_id}"
+def state_message(frame: dict) -> dict:
+    """A `state` frame for one group: the text to forward plus what the socket checks before forwarding."""
+    return {"type": "table.state", "seat": frame["seat"], "version": frame["version"], "text": dumps(frame)}
 
 
 def close_user_sockets(sender, request=None, user=None, **kwargs) -> None:
     """Logging out closes every table socket of that user (they were authenticated by the session)."""
     if user is None:
         return
-    layer = get_channel_layer()
-    if layer is None:
-        return
     try:
-        async_to_sync(layer.group_send)(user_group(user.pk), {"type": "user.logout"})
+        publish([(user_group(user.pk), {"type": "user.logout"})])
     except Exception:
         log.exception("could not close sockets of user %s", user.pk)
+
+
+# ----- the transport --------------------------------------------------------------------
+
+def publish(messages: list[tuple[str, dict]]) -> None:
+    """Send each (group, message) pair through the channel layer."""
+    _send(messages, to_groups=True)
+
+
+def send_to_channel(channel: str, message: dict) -> None:
+    """Send one message to one socket's own channel (e.g. an error for the client that sent a move)."""
+    _send([(channel, message)], to_groups=False)
+
+
+def _send(messages: list[tuple[str, dict]], *, to_groups: bool) -> None:
+    layer = get_channel_layer()
+    if layer is None or not messages:
+        return
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    if isinstance(layer, RedisPubSubChannelLayer):
+        prefix = _layer_config().get("prefix", "asgi")
+        pipe = _redis().pipeline(transaction=False)
+        for name, message in messages:
+            # The pub/sub layer's own naming (channels_redis.pubsub._get_group_channel_name).
+            pipe.publish(f"{prefix}__group__{name}" if to_groups else name, layer.serialize(message))
+        pipe.execute()
+    else:
+        async_to_sync(_send_all)(layer, messages, to_groups)
+
+
+async def _send_all(layer, messages: list[tuple[str, dict]], to_groups: bool) -> None:
+    for name, message in messages:
+        await (layer.group_send(name, message) if to_groups else layer.send(name, message))
+
+
+def _layer_config() -> dict[str, Any]:
+    return settings.CHANNEL_LAYERS["default"].get("CONFIG", {})
+
+
+_clients: dict[int, Any] = {}
+
+
+def _redis():
+    """One synchronous Redis client per process (a forked worker must not share its parent's sockets)."""
+    client = _clients.get(os.getpid())
+    if client is None:
+        import redis
+
+        host = _layer_config()["hosts"][0]
+        client = redis.Redis.from_url(host) if isinstance(host, str) else redis.Redis(**host)
+        _clients.clear()
+        _clients[os.getpid()] = client
+    return client

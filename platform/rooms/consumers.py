@@ -10,6 +10,7 @@ import json
 import time
 from urllib.parse import parse_qs
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
@@ -99,31 +100,33 @@ class TableConsumer(AsyncWebsocketConsumer):
             # Older than a frame this socket already got: refuse here, no query and no task.
             await self._error("stale_version", "The table moved on; use the latest state.", client_id)
             return
-        seat = await self._seat()
-        if seat is None or seat is False:
+        if self.seat is None:
             await self._error("not_seated", "Spectators cannot make moves.", client_id)
             return
         from gameworkers import tasks
 
-        await database_sync_to_async(tasks.enqueue_move)(
-            self.table_id, seat, version, move, client_id, self.channel_name)
+        # No query here: the seat comes from the seating notices, and the task checks that this
+        # user still holds it under the table's lock.
+        await sync_to_async(tasks.enqueue_move)(
+            self.table_id, self.seat, version, move, client_id, self.channel_name, self.user.pk)
 
     # ----- outgoing (group handlers) -------------------------------------------------
     async def table_state(self, event: dict) -> None:
-        frame = event["frame"]
-        if frame.get("seat") != self.seat:
+        """Forward a frame serialised once by the broadcaster, after checking it is this socket's."""
+        if event["seat"] != self.seat:
             return  # a stale group membership; never forward another seat's frame
-        if frame["version"] < getattr(self, "last_version", -1):
+        if event["version"] < getattr(self, "last_version", -1):
             return  # broadcasts may overtake each other; never step a client back
-        self.last_version = frame["version"]
-        await self._send(frame)
+        self.last_version = event["version"]
+        await self.send(text_data=event["text"])
 
     async def table_events(self, event: dict) -> None:
         await self._send({"type": "event", "version": event["version"], "events": event["events"]})
 
     async def table_seats(self, event: dict) -> None:
-        seat = await self._seat()
-        if seat is not False and seat != self.seat:
+        seat = next((number for number, user_id, status in event["seating"]
+                     if user_id == self.user.pk and status == "seated"), None)
+        if seat != self.seat:
             self.seat = seat
             await self._join_groups()
             await self._send_snapshot()
@@ -165,14 +168,14 @@ class TableConsumer(AsyncWebsocketConsumer):
     def _seat(self):
         """This user's seat number, None for a spectator, False when the table does not exist (for them)."""
         try:
-            table = Table.objects.get(pk=self.table_id)
+            table = Table.objects.only("id", "is_private", "host_id", "invite_code", "seating").get(pk=self.table_id)
         except Table.DoesNotExist:
             return False
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
-        if not selectors.may_watch(table=table, user=self.scope["user"], invite_code=(query.get("invite") or [""])[0]):
+        user = self.scope["user"]
+        if not selectors.may_watch(table=table, user=user, invite_code=(query.get("invite") or [""])[0]):
             return False
-        seat = selectors.seat_of(table=table, user=self.scope["user"])
-        return seat.number if seat else None
+        return selectors.seat_number_of(table=table, user_id=user.pk)
 
     @database_sync_to_async
     def _snapshot(self) -> dict:

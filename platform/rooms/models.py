@@ -161,6 +161,9 @@ class Table(models.Model):
     stop_reason = models.CharField(max_length=16, choices=StopReason.choices, blank=True)
     result = models.JSONField(null=True, blank=True)
     last_event_seq = models.PositiveIntegerField(default=0)  # saves a MAX() query per event
+    # The seats not stood up, as frames show them plus each occupant's user id: rewritten on every
+    # seat change so that a move, a frame or a socket never queries seats (rooms.services._refresh_seating).
+    seating = models.JSONField(default=list, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["status", "deadline_at"], name="table_due_idx")]
@@ -222,6 +225,31 @@ class Seat(models.Model):
     @property
     def in_game(self) -> bool:
         return self.status == SeatStatus.SEATED
+
+
+class TableMove(models.Model):
+    """The engine's move log, one row per applied move: append-only, private until the table ends.
+
+    It lives here rather than in ``Table.state`` so that a move rewrites a few KB, not the whole
+    history; the proof document and replays re-assemble the log from these rows.
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    seat = models.SmallIntegerField(null=True, blank=True)
+    move = models.JSONField()
+    now_ms = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["table", "seq"]
+        constraints = [models.UniqueConstraint(fields=["table", "seq"], name="table_move_seq_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}/{self.seq} seat {self.seat}"
+
+    def as_entry(self) -> dict:
+        """The engine's log entry."""
+        return {"seq": self.seq, "seat": self.seat, "move": self.move, "now_ms": self.now_ms}
 
 
 class TableEvent(models.Model):

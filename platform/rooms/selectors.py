@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from gameworkers.engines import get_engine
-from rooms.models import ENDED_STATUSES, Game, Room, Seat, SeatStatus, Table, TableEvent, TableStatus
+from rooms.models import ENDED_STATUSES, Game, Room, Seat, SeatStatus, Table, TableEvent, TableMove, TableStatus
 
 
 def lobby_games() -> list[dict]:
@@ -47,12 +47,26 @@ def may_watch(*, table: Table, user, invite_code: str | None = None) -> bool:
 
 
 def seats_public(table: Table) -> list[dict]:
-    return [
-        {"seat": s.number, "player": s.user.public_name, "username": s.user.username,
-         "bot": s.user.is_bot, "style": s.user.bot_style if s.user.is_bot else "",
-         "status": s.status, "timeouts": s.consecutive_timeouts}
-        for s in table.seats.exclude(status=SeatStatus.STOOD).select_related("user").order_by("number")
-    ]
+    """The seats not stood up as every viewer sees them (from ``Table.seating``, kept by the services)."""
+    return [{key: value for key, value in entry.items() if key != "user_id"} for entry in table.seating]
+
+
+def seat_number_of(*, table: Table, user_id: int) -> int | None:
+    """The seat number of a user still in the game, from ``Table.seating`` (no query)."""
+    for entry in table.seating:
+        if entry["user_id"] == user_id and entry["status"] == SeatStatus.SEATED:
+            return entry["seat"]
+    return None
+
+
+def move_log(*, table: Table) -> list[dict]:
+    """The engine's move log, re-assembled from its rows (private until the table has ended)."""
+    return [m.as_entry() for m in TableMove.objects.filter(table=table).order_by("seq")]
+
+
+def full_state(*, table: Table) -> dict:
+    """The engine state with its move log, as the engine's proof and replays need it."""
+    return {**table.state, "moves": move_log(table=table)}
 
 
 def table_frame(*, table: Table, seat_number: int | None, seats: list[dict] | None = None,
@@ -132,7 +146,7 @@ def proof_document(*, table: Table) -> dict:
         doc.update({"options": table.options, "shuffles": [], "first": None, "moves": [], "result": None})
         return doc
     engine = get_engine(table.game)
-    state = table.state
+    state = full_state(table=table)
     engine_doc = engine.proof(state)
     doc.update({
         "options": engine_doc.get("options", state.get("options", {})),
@@ -153,7 +167,7 @@ def replay_frames(*, table: Table) -> list[dict]:
     engine = get_engine(table.game)
     state = engine.new(bytes.fromhex(table.seed_hex), table.state["seats"], table.state.get("options"))
     frames = [{"seq": 0, "seat": None, "move": None, "view": engine.replay_view(state)}]
-    for entry in table.state["moves"]:
+    for entry in move_log(table=table):
         state, _ = engine.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
         frames.append({"seq": entry["seq"], "seat": entry["seat"], "move": entry["move"],
                        "view": engine.replay_view(state)})

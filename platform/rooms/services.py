@@ -26,6 +26,7 @@ from rooms.models import (
     StopReason,
     Table,
     TableEvent,
+    TableMove,
     TableStatus,
 )
 from wallets import table_money
@@ -43,8 +44,10 @@ def _ms_to_datetime(ms: int) -> datetime:
 
 
 def _lock(table_id: int) -> Table:
+    # of=("self",): lock the table row only; locking the joined room row would serialise every
+    # move of every table in the room.
     try:
-        return Table.objects.select_for_update().select_related("room").get(pk=table_id)
+        return Table.objects.select_for_update(of=("self",)).select_related("room", "host").get(pk=table_id)
     except (Table.DoesNotExist, ValueError, TypeError):
         raise TableError("no_such_table", "There is no such table.", status=404) from None
 
@@ -76,15 +79,40 @@ def _record_many(table: Table, events: list[dict]) -> None:
 
 
 def _after_commit_broadcast(table: Table, events: list[dict], *, seats_changed: bool = False) -> None:
+    from rooms import selectors
+
     snapshot = Table(**{f.attname: getattr(table, f.attname) for f in Table._meta.concrete_fields})
     snapshot.room = table.room
+    host = selectors.host_name(table)
 
     def send() -> None:
         from rooms import broadcast
 
-        broadcast.table_changed(snapshot, events=events, seats_changed=seats_changed)
+        broadcast.table_changed(snapshot, events=events, seats_changed=seats_changed, host=host)
 
     transaction.on_commit(send)
+
+
+def _refresh_seating(table: Table) -> None:
+    """Rewrite ``table.seating`` from the seat rows (the caller holds the row lock)."""
+    table.seating = [_seating_entry(s) for s in
+                     table.seats.exclude(status=SeatStatus.STOOD).select_related("user").order_by("number")]
+    Table.objects.filter(pk=table.pk).update(seating=table.seating)
+
+
+def _seating_entry(seat: Seat) -> dict:
+    user = seat.user
+    return {"seat": seat.number, "user_id": user.pk, "player": user.public_name, "username": user.username,
+            "bot": user.is_bot, "style": user.bot_style if user.is_bot else "", "status": seat.status,
+            "timeouts": seat.consecutive_timeouts}
+
+
+def _seated(table: Table, number: int) -> dict | None:
+    """The seating entry of a seat still in the game."""
+    for entry in table.seating:
+        if entry["seat"] == number and entry["status"] == SeatStatus.SEATED:
+            return entry
+    return None
 
 
 # ----- open, sit, stand ----------------------------------------------------------------
@@ -122,42 +150,80 @@ def table_sit(*, table_id: int, user, seat_number: int | None = None, invite_cod
     """
     with transaction.atomic():
         table = _lock(table_id)
-        if (table.is_private and not user.is_bot and not user.is_staff and table.host_id != user.pk
-                and (not invite_code or invite_code != table.invite_code)):
-            raise TableError("invite_required", "This private table needs its invite code.", status=403)
-        if table.status != TableStatus.OPEN:
-            raise TableError("table_not_open", "This table has already started or ended.", status=409)
-        if table.room.bots_only and not user.is_bot and table.seats.filter(
-                status=SeatStatus.SEATED, user__is_bot=False).exists():
-            raise TableError("bots_only", "This room seats one player against bots.", status=409)
-        taken = set(table.seats.exclude(status=SeatStatus.STOOD).values_list("number", flat=True))
-        if table.seats.filter(user=user).exclude(status=SeatStatus.STOOD).exists():
-            raise TableError("already_seated", "You are already seated at this table.", status=409)
-        if seat_number is None:
-            free = [n for n in range(table.seat_count) if n not in taken]
-            if not free:
-                raise TableError("table_full", "Every seat is taken.", status=409)
-            seat_number = free[0]
-        elif isinstance(seat_number, bool) or not isinstance(seat_number, int) or not 0 <= seat_number < table.seat_count:
-            raise TableError("bad_seat", "There is no such seat.")
-        elif seat_number in taken:
-            raise TableError("seat_taken", "That seat is taken.", status=409)
-        try:
-            with transaction.atomic():
-                seat = Seat.objects.create(table=table, number=seat_number, user=user,
-                                           bot_style=user.bot_style if user.is_bot else "")
-        except IntegrityError:
-            raise TableError("seat_taken", "That seat is taken.", status=409) from None
-        try:
-            table_money.on_sit(table=table, seat=seat)
-        except WalletError as exc:
-            raise TableError(exc.code, exc.message, status=402) from exc
-        _record(table, "sat", {"seat": seat_number, "player": user.public_name, "bot": user.is_bot})
-        _after_commit_broadcast(table, [{"type": "sat", "seat": seat_number}], seats_changed=True)
-        full = len(taken) + 1 == table.seat_count
+        seat = _sit_locked(table, user, seat_number=seat_number, invite_code=invite_code)
+        _save_seating(table)
+        _after_commit_broadcast(table, [{"type": "sat", "seat": seat.number}], seats_changed=True)
+        full = len(table.seating) == table.seat_count
     if full:
         table_start(table_id=table_id)
     return seat
+
+
+def table_open_seated(*, room: Room, players: list, seat_count: int | None = None,
+                      options: dict | None = None) -> Table:
+    """Open a table and seat ``players`` in seat order in one transaction, with the same checks and
+    money hooks as ``table_sit`` and one broadcast; it starts when every seat is taken. For
+    matchmaking and tournaments, which seat whole tables at once. A refusal that concerns one
+    player names them in ``exc.player``; nothing is kept (the transaction rolls back).
+    """
+    with transaction.atomic():
+        opened = table_open(room=room, seat_count=seat_count, options=options)
+        table = _lock(opened.pk)
+        for user in players:
+            try:
+                _sit_locked(table, user, seat_number=None)
+            except TableError as exc:
+                exc.player = user
+                raise
+        _save_seating(table)
+        _after_commit_broadcast(table, [{"type": "sat", "seat": e["seat"]} for e in table.seating],
+                                seats_changed=True)
+        if len(table.seating) == table.seat_count:
+            table = table_start(table_id=table.pk)
+    return table
+
+
+def _sit_locked(table: Table, user, *, seat_number: int | None, invite_code: str | None = None) -> Seat:
+    """Seat ``user`` at a locked open table; the caller saves ``table.seating`` (``_save_seating``)."""
+    if (table.is_private and not user.is_bot and not user.is_staff and table.host_id != user.pk
+            and (not invite_code or invite_code != table.invite_code)):
+        raise TableError("invite_required", "This private table needs its invite code.", status=403)
+    if table.status != TableStatus.OPEN:
+        raise TableError("table_not_open", "This table has already started or ended.", status=409)
+    if table.room.bots_only and not user.is_bot and any(
+            not e["bot"] and e["status"] == SeatStatus.SEATED for e in table.seating):
+        raise TableError("bots_only", "This room seats one player against bots.", status=409)
+    taken = {e["seat"] for e in table.seating}
+    if any(e["user_id"] == user.pk for e in table.seating):
+        raise TableError("already_seated", "You are already seated at this table.", status=409)
+    if seat_number is None:
+        free = [n for n in range(table.seat_count) if n not in taken]
+        if not free:
+            raise TableError("table_full", "Every seat is taken.", status=409)
+        seat_number = free[0]
+    elif isinstance(seat_number, bool) or not isinstance(seat_number, int) or not 0 <= seat_number < table.seat_count:
+        raise TableError("bad_seat", "There is no such seat.")
+    elif seat_number in taken:
+        raise TableError("seat_taken", "That seat is taken.", status=409)
+    try:
+        with transaction.atomic():
+            seat = Seat.objects.create(table=table, number=seat_number, user=user,
+                                       bot_style=user.bot_style if user.is_bot else "")
+    except IntegrityError:
+        raise TableError("seat_taken", "That seat is taken.", status=409) from None
+    try:
+        table_money.on_sit(table=table, seat=seat)
+    except WalletError as exc:
+        raise TableError(exc.code, exc.message, status=402) from exc
+    table.seating = sorted([*table.seating, _seating_entry(seat)], key=lambda e: e["seat"])
+    table.last_event_seq += 1
+    TableEvent.objects.create(table=table, seq=table.last_event_seq, kind="sat", version=table.version,
+                              payload={"seat": seat_number, "player": user.public_name, "bot": user.is_bot})
+    return seat
+
+
+def _save_seating(table: Table) -> None:
+    Table.objects.filter(pk=table.pk).update(seating=table.seating, last_event_seq=table.last_event_seq)
 
 
 def table_stand(*, table_id: int, user) -> None:
@@ -176,6 +242,7 @@ def table_stand(*, table_id: int, user) -> None:
         seat.left_at = timezone.now()
         seat.save(update_fields=["status", "left_at"])
         table_money.on_stand(table=table, seat=seat)
+        _refresh_seating(table)
         _record(table, "stood", {"seat": seat.number})
         _after_commit_broadcast(table, [{"type": "stood", "seat": seat.number}], seats_changed=True)
         humans = table.seats.filter(status=SeatStatus.SEATED, user__is_bot=False).exists()
@@ -208,6 +275,7 @@ def table_start(*, table_id: int, by=None) -> Table:
             if seat.number != index:
                 seat.number = index
                 seat.save(update_fields=["number"])
+        _refresh_seating(table)
         try:
             state = engine.new(bytes.fromhex(table.seed_hex), len(seats), table.options)
         except ValueError as exc:
@@ -228,8 +296,11 @@ def table_start(*, table_id: int, by=None) -> Table:
 # ----- moves ----------------------------------------------------------------------------
 
 def table_play(*, table_id: int, seat_number: int, move: dict, expected_version: int,
-               at_ms: int | None = None) -> int:
-    """Apply one move for a seat. Stale or duplicate versions are refused; returns the new version."""
+               user_id: int | None = None, at_ms: int | None = None) -> int:
+    """Apply one move for a seat. Stale or duplicate versions are refused; returns the new version.
+
+    ``user_id``, when given, must be the seat's occupant (a socket acts only for its own user).
+    """
     if isinstance(move, dict) and "auto" in move:
         raise TableError("malformed", "Automatic moves are the server's to make.")
     with transaction.atomic():
@@ -238,14 +309,15 @@ def table_play(*, table_id: int, seat_number: int, move: dict, expected_version:
             raise TableError("table_not_running", "This table is not running.", status=409)
         if expected_version != table.version:
             raise TableError("stale_version", "The table moved on; here is the current state.", status=409)
-        seat = table.seats.filter(number=seat_number, status=SeatStatus.SEATED).first()
-        if seat is None:
+        entry = _seated(table, seat_number)
+        if entry is None or (user_id is not None and entry["user_id"] != user_id):
             raise TableError("not_seated", "That seat is not in the game.", status=403)
         engine = get_engine(table.game)
         events = _apply(table, engine, seat_number, move, at_ms or now_ms())
-        if seat.consecutive_timeouts:
-            seat.consecutive_timeouts = 0
-            seat.save(update_fields=["consecutive_timeouts"])
+        if entry["timeouts"]:
+            entry["timeouts"] = 0
+            Seat.objects.filter(table=table, number=seat_number, status=SeatStatus.SEATED).update(
+                consecutive_timeouts=0)
         _after_move(table, engine, events)
         return table.version
 
@@ -282,6 +354,9 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
         for number in timed_out:
             Seat.objects.filter(table=table, number=number, status=SeatStatus.SEATED).update(
                 consecutive_timeouts=F("consecutive_timeouts") + 1)
+            entry = _seated(table, number)
+            if entry is not None:
+                entry["timeouts"] += 1
         _after_move(table, engine, events)
         return True
 
@@ -291,8 +366,12 @@ def _apply(table: Table, engine, seat: int | None, move: dict, at: int) -> list[
         state, events = engine.apply(table.state, seat, move, now_ms=at)
     except IllegalMove as exc:
         raise TableError(exc.code, exc.message) from exc
-    table.state = state
-    table.version = len(state["moves"])
+    # The log entries this step appended go to their own rows; the row keeps a state without them.
+    TableMove.objects.bulk_create([
+        TableMove(table=table, seq=e["seq"], seat=e["seat"], move=e["move"], now_ms=e["now_ms"])
+        for e in state["moves"]])
+    table.state = {**state, "moves": []}
+    table.version = state["move_count"]
     _record_many(table, events)
     for event in events:
         if event.get("type") == "removed" and isinstance(event.get("seat"), int):
@@ -309,6 +388,7 @@ def _mark_out(table: Table, number: int, status: str) -> None:
         seat.left_at = timezone.now()
         seat.save(update_fields=["status", "left_at"])
         table_money.on_forfeit(table=table, seat=seat)
+        _refresh_seating(table)
 
 
 def _after_move(table: Table, engine, events: list[dict]) -> None:
@@ -317,7 +397,7 @@ def _after_move(table: Table, engine, events: list[dict]) -> None:
     else:
         _set_deadline(table, engine)
         table.save(update_fields=["state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at",
-                                  "last_event_seq"])
+                                  "last_event_seq", "seating"])
         _after_commit_bots(table, engine)
     _after_commit_broadcast(table, events)
 
@@ -327,8 +407,8 @@ def _leave_running(table: Table, seat: Seat) -> None:
     events = _apply(table, engine, seat.number, {"type": "leave"}, now_ms())
     _mark_out(table, seat.number, SeatStatus.LEFT)
     _after_move(table, engine, events)
-    if table.status == TableStatus.RUNNING and not table.seats.filter(
-            status=SeatStatus.SEATED, user__is_bot=False).exists():
+    if table.status == TableStatus.RUNNING and not any(
+            e["status"] == SeatStatus.SEATED and not e["bot"] for e in table.seating):
         _stop_locked(table, StopReason.DESERTED)
 
 
@@ -362,8 +442,8 @@ def _after_commit_bots(table: Table, engine) -> None:
     if table.status != TableStatus.RUNNING:
         return
     acting = set(engine.to_act(table.state))
-    bot_seats = list(table.seats.filter(status=SeatStatus.SEATED, user__is_bot=True, number__in=acting)
-                     .values_list("number", flat=True))
+    bot_seats = [e["seat"] for e in table.seating
+                 if e["bot"] and e["status"] == SeatStatus.SEATED and e["seat"] in acting]
     if not bot_seats:
         return
     table_id, version = table.pk, table.version

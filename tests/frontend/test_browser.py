@@ -11,7 +11,7 @@ import time
 import pytest
 
 from accounts.services import bot_create, user_create
-from rooms import services
+from rooms import selectors, services
 from rooms.models import Room, Table, TableStatus
 from tests.frontend.conftest import login, screenshot
 
@@ -126,7 +126,7 @@ def test_lembar_against_bots_to_the_end_then_proof_and_replay(page):
     table = _wait_finished(table_id)
     assert table.status == TableStatus.FINISHED
     if called:  # the call reached the engine as a call flag or a call move
-        moves = [m["move"] for m in table.state["moves"] if m["seat"] == 0]
+        moves = [m["move"] for m in selectors.move_log(table=table) if m["seat"] == 0]
         assert any(m.get("call") or m["type"] == "call" for m in moves), moves
     screenshot(page, "lembar-result")
     # Proof page: the in-browser check passes on the real document…
@@ -207,7 +207,7 @@ def test_baloot_bid_and_play_a_deal(page):
     assert played
     table = Table.objects.get(pk=table_id)
     me = table.seats.get(user__username="badr").number
-    mine = [m for m in table.state["moves"] if m["seat"] == me and not m["move"].get("auto")]
+    mine = [m for m in selectors.move_log(table=table) if m["seat"] == me and not m["move"].get("auto")]
     assert any(m["move"]["type"] == "play" for m in mine), mine
     assert any(m["move"]["type"] in ("sun", "hokum", "pass", "confirm", "ashkal") for m in mine), mine
     _stop_and_check_proof(page, table_id, "badr")
@@ -315,7 +315,7 @@ def test_otuzbir_buy_a_closed_card_and_answer_a_raise(page):
         page.wait_for_timeout(150)
     assert bought and answered, (bought, answered)
     screenshot(page, "otuzbir-table")
-    moves = [m["move"] for m in Table.objects.get(pk=table_id).state["moves"]
+    moves = [m["move"] for m in selectors.move_log(table=Table.objects.get(pk=table_id))
              if m["seat"] == Table.objects.get(pk=table_id).seats.get(user__username="deniz").number]
     assert any(m["type"] == "closed" for m in moves) and any(m["type"] == "see" for m in moves), moves
     _stop_and_check_proof(page, table_id, "deniz")

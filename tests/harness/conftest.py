@@ -13,9 +13,9 @@ def inline_moves(monkeypatch):
 
     applied: list[tuple] = []
 
-    def enqueue(table_id, seat, version, move, client_id, reply_channel):
+    def enqueue(table_id, seat, version, move, client_id, reply_channel, user_id=None):
         applied.append((table_id, seat, version, move))
-        tasks.apply_move(table_id, seat, version, move, client_id, reply_channel)
+        tasks.apply_move(table_id, seat, version, move, client_id, reply_channel, user_id)
 
     monkeypatch.setattr(tasks, "enqueue_move", enqueue)
     monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)

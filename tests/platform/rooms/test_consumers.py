@@ -125,8 +125,9 @@ async def test_a_valid_looking_move_goes_to_celery_with_the_senders_seat(enqueue
     await comm.send_json_to({"type": "move", "move": {"type": "draw"}, "version": 3, "id": "m1"})
     await comm.receive_nothing(timeout=0.3)
     assert len(enqueued) == 1
-    table_id, seat, version, move, client_id, _channel = enqueued[0]
-    assert (table_id, seat, version, move, client_id) == (table.pk, 1, 3, {"type": "draw"}, "m1")
+    table_id, seat, version, move, client_id, _channel, user_id = enqueued[0]
+    # The task re-checks under the table's lock that this user still holds that seat.
+    assert (table_id, seat, version, move, client_id, user_id) == (table.pk, 1, 3, {"type": "draw"}, "m1", b.pk)
     await comm.disconnect()
 
 

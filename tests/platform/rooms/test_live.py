@@ -69,7 +69,7 @@ def _replayed_states(table: Table) -> dict[int, dict]:
     engine = get_engine(table.game)
     state = engine.new(bytes.fromhex(table.seed_hex), table.state["seats"], table.state["options"])
     states = {0: state}
-    for entry in table.state["moves"]:
+    for entry in selectors.move_log(table=table):
         state, _ = engine.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
         states[entry["seq"]] = state
     return states
@@ -131,7 +131,7 @@ def test_four_seat_lembar_two_humans_two_bots_to_a_verified_finish(live_stack, t
     asyncio.run(main())
     table.refresh_from_db()
     assert table.status == TableStatus.FINISHED
-    assert table.version == len(table.state["moves"])
+    assert table.version == len(selectors.move_log(table=table))
     seqs = list(TableEvent.objects.filter(table=table).values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))
     by_seat = {s.user_id: s.number for s in table.seats.all()}
@@ -186,6 +186,6 @@ def test_sigkill_of_the_worker_loses_nothing(live_stack):
     table.refresh_from_db()
     assert table.version > frozen, "the game continued after the worker came back"
     assert max(lateness or [0]) < 5, f"a deadline was missed by {max(lateness):.1f} s"
-    assert table.version == len(table.state["moves"])
-    moves = table.state["moves"]
+    moves = selectors.move_log(table=table)
+    assert table.version == len(moves)
     assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1))  # nothing applied twice

@@ -125,7 +125,7 @@ def test_moves_need_the_current_version_and_the_right_seat(lembar_room, make_use
         services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0)
     assert exc.value.code == "stale_version"
     table.refresh_from_db()
-    assert table.version == 1 == len(table.state["moves"])
+    assert table.version == 1 == len(selectors.move_log(table=table))
 
 
 def test_deadline_fires_once_and_only_when_due(lembar_room, make_user):
@@ -139,8 +139,9 @@ def test_deadline_fires_once_and_only_when_due(lembar_room, make_user):
     assert not services.table_fire_deadline(table_id=table.pk, expected_version=0)  # version moved on
     table.refresh_from_db()
     assert table.version >= 1
-    assert all(m["move"].get("auto") for m in table.state["moves"])
-    seat = table.state["moves"][0]["seat"]
+    log = selectors.move_log(table=table)
+    assert log and all(m["move"].get("auto") for m in log)
+    seat = log[0]["seat"]
     assert Seat.objects.get(table=table, number=seat).consecutive_timeouts == 1
 
 
@@ -318,3 +319,77 @@ def test_a_stopped_tables_partial_proof_verifies(lembar_room, make_user, tmp_pat
     doc["shuffles"][0]["result"].reverse()  # a tampered deal still fails
     path.write_text(json.dumps(doc))
     assert subprocess.run(verify, capture_output=True, text=True, timeout=120).returncode == 1
+
+
+def test_a_move_for_a_seat_checks_who_holds_it(lembar_room, make_user):
+    table, a, b = _start_two(lembar_room, make_user)
+    engine = get_engine("lembar")
+    seat = engine.to_act(table.state)[0]
+    move = engine.legal_moves(table.state, seat)[0]
+    holder, other = (a, b) if seat == 0 else (b, a)
+    with pytest.raises(TableError) as exc:  # another user's socket cannot act for this seat
+        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0, user_id=other.pk)
+    assert exc.value.code == "not_seated"
+    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0,
+                               user_id=holder.pk) == 1
+
+
+def test_the_move_log_lives_in_its_own_rows_and_the_proof_reassembles_it(lembar_room, make_user):
+    table, a, b = _start_two(lembar_room, make_user)
+    engine = get_engine("lembar")
+    for _ in range(6):
+        _act(table, engine)
+    table.refresh_from_db()
+    assert table.state["moves"] == [] and table.state["move_count"] == table.version == 6
+    log = selectors.move_log(table=table)
+    assert [m["seq"] for m in log] == list(range(1, 7))
+    # Replaying the rows from the seed reaches the stored state exactly.
+    state = engine.new(bytes.fromhex(table.seed_hex), 2, table.options)
+    for entry in log:
+        state, _ = engine.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
+    assert {**state, "moves": []} == table.state
+    services.table_stop(table_id=table.pk, reason="host", by=a)
+    table.refresh_from_db()
+    doc = selectors.proof_document(table=table)
+    assert doc["moves"] == log
+
+
+def test_a_whole_table_is_seated_in_one_go(lembar_room, make_user, bots):
+    humans = [make_user(), make_user()]
+    table = services.table_open_seated(room=lembar_room, players=[*humans, bots[0], bots[1]], seat_count=4)
+    assert table.status == TableStatus.RUNNING
+    assert [(e["seat"], e["user_id"], e["status"]) for e in table.seating] == [
+        (n, u.pk, "seated") for n, u in enumerate([*humans, bots[0], bots[1]])]
+    assert list(TableEvent.objects.filter(table=table, kind="sat").values_list("payload__seat", flat=True)) == [
+        0, 1, 2, 3]
+    with pytest.raises(TableError) as exc:  # the same player twice: refused, and nothing is kept
+        services.table_open_seated(room=lembar_room, players=[humans[0], humans[0]], seat_count=2)
+    assert exc.value.code == "already_seated" and exc.value.player == humans[0]
+    assert Table.objects.count() == 1
+
+
+def test_tables_saved_with_the_log_in_their_state_are_migrated(lembar_room, make_user):
+    import importlib
+
+    from django.apps import apps
+
+    from rooms.models import TableMove
+
+    migration = importlib.import_module("rooms.migrations.0006_move_log_out_of_state")
+    table, a, b = _start_two(lembar_room, make_user)
+    engine = get_engine("lembar")
+    for _ in range(4):
+        _act(table, engine)
+    table.refresh_from_db()
+    log = selectors.move_log(table=table)
+    legacy = {k: v for k, v in table.state.items() if k not in ("move_count", "last_move_ms")}
+    Table.objects.filter(pk=table.pk).update(state={**legacy, "moves": log}, seating=[])
+    TableMove.objects.filter(table=table).delete()
+    migration.forwards(apps, None)
+    table.refresh_from_db()
+    assert selectors.move_log(table=table) == log
+    assert table.state["moves"] == [] and table.state["move_count"] == 4
+    assert table.state["last_move_ms"] == log[-1]["now_ms"]
+    assert [(e["seat"], e["user_id"]) for e in table.seating] == [(0, a.pk), (1, b.pk)]
+    _act(table, engine)  # and the game goes on
+    assert [m["seq"] for m in selectors.move_log(table=table)] == [1, 2, 3, 4, 5]
