@@ -32,6 +32,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cardroom_bench")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")
 os.environ.setdefault("CARDROOM_VAR_DIR", str(ROOT / "var" / "bench"))
+from core.management.commands.runplatform import UVICORN_WS_OPTIONS  # noqa: E402  (the platform's own)
+
 SEATS = {"lembar": 4, "baloot": 4, "cherki": 3, "otuzbir": 4}
 
 
@@ -61,7 +63,7 @@ class Stack:
         py = sys.executable
         self.procs["web"] = subprocess.Popen(
             [py, "-m", "uvicorn", "config.asgi:application", "--port", str(self.port), "--no-access-log",
-             "--log-level", "warning", "--ws", "websockets"], cwd=ROOT, env=self.env)
+             "--log-level", "warning", "--ws", "websockets", *UVICORN_WS_OPTIONS], cwd=ROOT, env=self.env)
         for i in range(self.workers):
             self.start_worker(i)
         self.procs["timers"] = subprocess.Popen([py, "manage.py", "runtimers", "--interval", "0.1"],

@@ -8,7 +8,7 @@ import random
 
 from celery import shared_task
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 
 from accounts.models import User
 from gameworkers.bots import get_bot, style_for
@@ -19,13 +19,19 @@ from rooms.models import SeatStatus, Table, TableStatus
 
 log = logging.getLogger(__name__)
 
+# Workers keep their database connection between tasks; one that broke (a database restart, a
+# terminated backend) fails the task that meets it. Every task here is version-checked, so it is
+# simply run again, on a fresh connection (config.celery.keep_usable_database_connections).
+RETRY_BROKEN_CONNECTION = {"autoretry_for": (InterfaceError, OperationalError),
+                           "retry_kwargs": {"max_retries": 3, "countdown": 0.2}}
+
 
 def enqueue_move(table_id: int, seat: int, version: int, move: dict, client_id, reply_channel: str | None,
                  user_id: int | None = None) -> None:
     apply_move.delay(table_id, seat, version, move, client_id, reply_channel, user_id)
 
 
-@shared_task(name="gameworkers.tasks.apply_move", acks_late=True)
+@shared_task(name="gameworkers.tasks.apply_move", acks_late=True, **RETRY_BROKEN_CONNECTION)
 def apply_move(table_id: int, seat: int, version: int, move: dict, client_id=None,
                reply_channel: str | None = None, user_id: int | None = None) -> dict:
     try:
@@ -48,7 +54,7 @@ def _reply_error(reply_channel: str | None, exc: TableError, client_id, table_id
         log.info("could not deliver error %s to %s", exc.code, reply_channel)
 
 
-@shared_task(name="gameworkers.tasks.fire_deadline", acks_late=True)
+@shared_task(name="gameworkers.tasks.fire_deadline", acks_late=True, **RETRY_BROKEN_CONNECTION)
 def fire_deadline(table_id: int, version: int) -> bool:
     try:
         return services.table_fire_deadline(table_id=table_id, expected_version=version)
@@ -63,7 +69,7 @@ def schedule_bot_turn(table_id: int, seat: int, version: int) -> None:
     bot_turn.apply_async((table_id, seat, version), countdown=delay)
 
 
-@shared_task(name="gameworkers.tasks.bot_turn", acks_late=True)
+@shared_task(name="gameworkers.tasks.bot_turn", acks_late=True, **RETRY_BROKEN_CONNECTION)
 def bot_turn(table_id: int, seat: int, version: int) -> dict:
     """Ask the seat's bot for a move from that seat's view only, then apply it like any move."""
     table = Table.objects.select_related("room").filter(pk=table_id).first()

@@ -177,6 +177,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 4
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60}
 CELERY_RESULT_EXPIRES = 3600
+CELERY_DB_REUSE_MAX = 10_000  # see config.celery.keep_usable_database_connections
 CELERY_TASK_IGNORE_RESULT = True  # nothing waits on a move's result; storing it was a Redis write per move
 CELERY_TASK_DEFAULT_QUEUE = "moves"
 CELERY_TASK_ROUTES = {"gameworkers.tasks.bot_*": {"queue": "bots"}}

@@ -11,6 +11,7 @@ import time
 from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
@@ -25,6 +26,15 @@ CLOSE_NO_TABLE = 4404
 
 
 class TableConsumer(AsyncWebsocketConsumer):
+    async def dispatch(self, message: dict) -> None:
+        # Channels closes old database connections (a thread hop) before every message; here every
+        # database access already goes through database_sync_to_async, which does that itself, and
+        # most messages (frames to forward, moves to enqueue) never touch the database.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:

@@ -16,6 +16,10 @@ from django.core.management.base import BaseCommand
 
 from config import embedded
 
+# Frames are a few KB of JSON: compressing each one for each socket cost more CPU than any
+# other step of sending it, for little saved bandwidth.
+UVICORN_WS_OPTIONS = ["--ws-per-message-deflate", "false"]
+
 
 class Command(BaseCommand):
     help = "Start the ASGI server, a Celery worker and the turn-timer process (and the embedded Redis)."
@@ -38,7 +42,7 @@ class Command(BaseCommand):
         py = sys.executable
         commands = {
             "web": [py, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
-                    "--ws", "websockets", "--no-access-log"],
+                    "--ws", "websockets", "--no-access-log", *UVICORN_WS_OPTIONS],
             "worker": [py, "-m", "celery", "-A", "config", "worker", "-Q", "moves,bots",
                        "--concurrency", str(workers), "--loglevel", "INFO", "-n", f"worker-{os.getpid()}@%h"],
             "timers": [py, os.path.join(root, "manage.py"), "runtimers"],
