@@ -16,6 +16,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from gameworkers.engines import IllegalMove, fairness, get_engine
+from rooms import rows
 from rooms.errors import TableError
 from rooms.models import (
     ENDED_STATUSES,
@@ -26,7 +27,6 @@ from rooms.models import (
     StopReason,
     Table,
     TableEvent,
-    TableMove,
     TableStatus,
 )
 from wallets import table_money
@@ -44,12 +44,13 @@ def _ms_to_datetime(ms: int) -> datetime:
 
 
 def _lock(table_id: int) -> Table:
-    # of=("self",): lock the table row only; locking the joined room row would serialise every
-    # move of every table in the room.
     try:
-        return Table.objects.select_for_update(of=("self",)).select_related("room", "host").get(pk=table_id)
-    except (Table.DoesNotExist, ValueError, TypeError):
-        raise TableError("no_such_table", "There is no such table.", status=404) from None
+        table = rows.lock_table(int(table_id)) if not isinstance(table_id, bool) else None
+    except (ValueError, TypeError, OverflowError):
+        table = None
+    if table is None:
+        raise TableError("no_such_table", "There is no such table.", status=404)
+    return table
 
 
 def engine_options(room: Room) -> dict:
@@ -69,13 +70,6 @@ def _record(table: Table, kind: str, payload: dict) -> TableEvent:
                                      version=table.version)
 
 
-def _record_many(table: Table, events: list[dict]) -> None:
-    rows = []
-    for event in events:
-        table.last_event_seq += 1
-        rows.append(TableEvent(table=table, seq=table.last_event_seq, kind=event.get("type", "event"),
-                               payload=event, version=table.version))
-    TableEvent.objects.bulk_create(rows)
 
 
 def _after_commit_broadcast(table: Table, events: list[dict], *, seats_changed: bool = False) -> None:
@@ -367,12 +361,13 @@ def _apply(table: Table, engine, seat: int | None, move: dict, at: int) -> list[
     except IllegalMove as exc:
         raise TableError(exc.code, exc.message) from exc
     # The log entries this step appended go to their own rows; the row keeps a state without them.
-    TableMove.objects.bulk_create([
-        TableMove(table=table, seq=e["seq"], seat=e["seat"], move=e["move"], now_ms=e["now_ms"])
-        for e in state["moves"]])
     table.state = {**state, "moves": []}
     table.version = state["move_count"]
-    _record_many(table, events)
+    numbered = []
+    for event in events:
+        table.last_event_seq += 1
+        numbered.append((table.last_event_seq, event))
+    rows.insert_log(table, state["moves"], numbered)
     for event in events:
         if event.get("type") == "removed" and isinstance(event.get("seat"), int):
             _mark_out(table, event["seat"], SeatStatus.REMOVED if event.get("reason") != "left" else SeatStatus.LEFT)
@@ -396,7 +391,7 @@ def _after_move(table: Table, engine, events: list[dict]) -> None:
         _finish_locked(table, engine)
     else:
         _set_deadline(table, engine)
-        table.save(update_fields=["state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at",
+        rows.update_table(table, ["state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at",
                                   "last_event_seq", "seating"])
         _after_commit_bots(table, engine)
     _after_commit_broadcast(table, events)
