@@ -66,23 +66,25 @@ def table_changed(table: Table, *, events: list[dict], seats_changed: bool = Fal
     if seats_changed:
         messages.append((all_group(table_id), {"type": "table.seats", "version": table.version,
                                                "seating": seating_notice(table)}))
-    if events:
-        messages.append((all_group(table_id), {"type": "table.events", "version": table.version, "events": events}))
+    # The public `event` frame rides with each group's `state` frame: one layer message per socket.
+    events_text = dumps({"type": "event", "version": table.version, "events": events}) if events else None
     for seat in seats:
         if seat["status"] == SeatStatus.SEATED:
             frame = selectors.table_frame(table=table, seat_number=seat["seat"], seats=seats, host=host)
-            messages.append((seat_group(table_id, seat["seat"]), state_message(frame)))
+            messages.append((seat_group(table_id, seat["seat"]), state_message(frame, events_text)))
     frame = selectors.table_frame(table=table, seat_number=None, seats=seats, host=host)
-    messages.append((watch_group(table_id), state_message(frame)))
+    messages.append((watch_group(table_id), state_message(frame, events_text)))
     try:
         publish(messages)
     except Exception:  # the layer is lossy by contract; clients resync on a version gap
         log.exception("broadcast for table %s failed", table_id)
 
 
-def state_message(frame: dict) -> dict:
-    """A `state` frame for one group: the text to forward plus what the socket checks before forwarding."""
-    return {"type": "table.state", "seat": frame["seat"], "version": frame["version"], "text": dumps(frame)}
+def state_message(frame: dict, events_text: str | None = None) -> dict:
+    """A `state` frame for one group (the text to forward, after the `event` frame's text if any)
+    plus what the socket checks before forwarding."""
+    return {"type": "table.state", "seat": frame["seat"], "version": frame["version"], "text": dumps(frame),
+            "events": events_text}
 
 
 def close_user_sockets(sender, request=None, user=None, **kwargs) -> None:

@@ -122,16 +122,16 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     # ----- outgoing (group handlers) -------------------------------------------------
     async def table_state(self, event: dict) -> None:
-        """Forward a frame serialised once by the broadcaster, after checking it is this socket's."""
+        """Forward the `event` and `state` frames serialised once by the broadcaster, after checking
+        they are this socket's."""
         if event["seat"] != self.seat:
             return  # a stale group membership; never forward another seat's frame
         if event["version"] < getattr(self, "last_version", -1):
             return  # broadcasts may overtake each other; never step a client back
         self.last_version = event["version"]
+        if event.get("events"):
+            await self.send(text_data=event["events"])
         await self.send(text_data=event["text"])
-
-    async def table_events(self, event: dict) -> None:
-        await self._send({"type": "event", "version": event["version"], "events": event["events"]})
 
     async def table_seats(self, event: dict) -> None:
         seat = next((number for number, user_id, status in event["seating"]
