@@ -24,6 +24,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -164,17 +165,28 @@ def make_tables(games: list[str], count: int, *, turn_seconds: int) -> list[tupl
     return tables
 
 
-async def client(url: str, cookie: str, stats: dict, stop_at: float, think: tuple[float, float], play: bool) -> None:
+async def client(url: str, cookie: str, stats: dict, window: dict, think: tuple[float, float]) -> None:
+    """One player: connect (a bounded number of handshakes at a time, as real arrivals spread out),
+    wait until every client is in, then play a legal move after a think time whenever it is their turn."""
     import websockets
 
     try:
-        async with websockets.connect(url, additional_headers={"Cookie": cookie, "Origin": "http://127.0.0.1"},
-                                      open_timeout=60, max_size=2**22) as ws:
-            stats["connected"] += 1
+        async with window["gate"]:
+            ws = await websockets.connect(url, additional_headers={"Cookie": cookie, "Origin": "http://127.0.0.1"},
+                                          open_timeout=60, max_size=2**22)
+    except Exception as exc:  # a refused client is counted, not fatal
+        stats["errors"].append(type(exc).__name__)
+        window["arrived"]()
+        return
+    stats["connected"] += 1
+    window["arrived"]()
+    try:
+        async with ws:
+            await window["go"].wait()
             pending: dict[int, float] = {}
-            while time.monotonic() < stop_at:
+            while time.monotonic() < window["stop_at"]:
                 try:
-                    raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, stop_at - time.monotonic()))
+                    raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, window["stop_at"] - time.monotonic()))
                 except TimeoutError:
                     break
                 frame = json.loads(raw)
@@ -183,7 +195,7 @@ async def client(url: str, cookie: str, stats: dict, stop_at: float, think: tupl
                 version = frame["version"]
                 for sent_version in [v for v in pending if v < version]:
                     stats["latency"].append(time.monotonic() - pending.pop(sent_version))
-                if not play or frame["status"] != "running" or not frame.get("legal"):
+                if frame["status"] != "running" or not frame.get("legal"):
                     continue
                 if frame.get("deadline_seat") != frame["seat"] or version in pending:
                     continue
@@ -192,7 +204,7 @@ async def client(url: str, cookie: str, stats: dict, stop_at: float, think: tupl
                 await ws.send(json.dumps({"type": "move", "move": random.choice(frame["legal"]),
                                           "version": version}))
                 stats["sent"] += 1
-    except Exception as exc:  # a refused or dropped client is counted, not fatal
+    except Exception as exc:  # a dropped client is counted, not fatal
         stats["errors"].append(type(exc).__name__)
 
 
@@ -239,21 +251,39 @@ def run(args) -> dict:
         ids = [t for t, _ in tables]
         if args.mode == "timers":
             stagger_deadlines(ids, args.turn_seconds)
-        since = timezone.now()
-        v0, cpu0, t0 = table_versions(ids), stack.cpu_seconds(), time.monotonic()
         stats = {"connected": 0, "sent": 0, "latency": [], "errors": []}
-        stop_at = time.monotonic() + args.seconds
+        mark: dict = {}
+
+        def start_clock() -> None:
+            mark.update(since=timezone.now(), v0=table_versions(ids), cpu0=stack.cpu_seconds(), t0=time.monotonic())
 
         async def main() -> None:
-            tasks = [client(f"ws://127.0.0.1:{stack.port}/ws/tables/{tid}/", cookie, stats, stop_at,
-                            (args.think_min, args.think_max), args.mode == "play")
-                     for tid, seats in tables for _seat, cookie in seats] if args.mode == "play" else []
-            if tasks:
-                await asyncio.gather(*tasks)
-            else:
+            if args.mode != "play":
+                start_clock()
                 await asyncio.sleep(args.seconds)
+                return
+            seats = [(tid, cookie) for tid, table_seats in tables for _seat, cookie in table_seats]
+            window = {"gate": asyncio.Semaphore(args.connect_concurrency), "go": asyncio.Event(), "stop_at": 0.0}
+            everyone = asyncio.Event()
+            arrived = [0]
+
+            def on_arrival() -> None:
+                arrived[0] += 1
+                if arrived[0] == len(seats):
+                    everyone.set()
+
+            window["arrived"] = on_arrival
+            tasks = [asyncio.create_task(client(f"ws://127.0.0.1:{stack.port}/ws/tables/{tid}/", cookie, stats,
+                                                window, (args.think_min, args.think_max)))
+                     for tid, cookie in seats]
+            await everyone.wait()  # the clock starts once every client has connected (or failed to)
+            await asyncio.to_thread(start_clock)
+            window["stop_at"] = time.monotonic() + args.seconds
+            window["go"].set()
+            await asyncio.gather(*tasks)
 
         asyncio.run(main())
+        since, v0, cpu0, t0 = mark["since"], mark["v0"], mark["cpu0"], mark["t0"]
         elapsed = time.monotonic() - t0
         moves = table_versions(ids) - v0
         late = lateness(ids, since)
@@ -267,6 +297,7 @@ def run(args) -> dict:
             "timer_late_ms_p50": pct(late, 50), "timer_late_ms_p99": pct(late, 99), "timer_fired": len(late),
             "server_cpu_ms_per_move": round(1000 * cpu / moves, 2) if moves else None,
             "client_errors": len(stats["errors"]),
+            "client_error_kinds": dict(Counter(stats["errors"]).most_common(3)),
         }
     finally:
         stack.stop()
@@ -308,6 +339,8 @@ def main() -> None:
     parser.add_argument("--think-min", type=float, default=0.2)
     parser.add_argument("--think-max", type=float, default=1.0)
     parser.add_argument("--connections", type=int, default=5000)
+    parser.add_argument("--connect-concurrency", type=int, default=100,
+                        help="handshakes in flight at once while the play clients connect")
     args = parser.parse_args()
     print(json.dumps(run(args)))
 
