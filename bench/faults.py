@@ -127,12 +127,13 @@ def audit(ids: list[int], since) -> dict:
 
 def _audit(ids: list[int], since, now) -> dict:
     from rooms.models import Table, TableEvent, TableStatus
+    from rooms.selectors import move_log
     from wallets.checks import ledger_problems
 
     lost, twice, statuses = [], [], {}
     for table in Table.objects.filter(pk__in=ids):
         statuses[table.status] = statuses.get(table.status, 0) + 1
-        moves = (table.state or {}).get("moves", [])
+        moves = move_log(table=table)
         seqs = list(TableEvent.objects.filter(table=table).order_by("seq").values_list("seq", flat=True))
         if (table.version != len(moves) or [m["seq"] for m in moves] != list(range(1, len(moves) + 1))
                 or seqs != list(range(1, len(seqs) + 1)) or table.last_event_seq != len(seqs)):
@@ -177,12 +178,15 @@ def run(args) -> dict:
                 dead_names.add(name)
                 dead.append(f"{name} (exit {proc.returncode})")
                 note(f"{name} died with exit code {proc.returncode}")
-            if args.restart_dead and name == "timers":
-                stack.procs[name] = subprocess.Popen([sys.executable, "manage.py", "runtimers", "--interval", "0.1"],
-                                                     cwd=ROOT, env=stack.env)
+            if args.restart_dead and (name == "timers" or name.startswith("worker")):
+                if name == "timers":
+                    stack.procs[name] = subprocess.Popen(
+                        [sys.executable, "manage.py", "runtimers", "--interval", "0.1"], cwd=ROOT, env=stack.env)
+                else:
+                    stack.start_worker(int(name.removeprefix("worker")))
                 restarts.append(name)
                 dead_names.discard(name)
-                note("timers restarted by the harness")
+                note(f"{name} restarted by the harness (as runplatform does)")
 
     def wait_until(moment: float) -> None:
         while time.monotonic() < moment:

@@ -20,6 +20,9 @@ from config import embedded
 # other step of sending it, for little saved bandwidth.
 UVICORN_WS_OPTIONS = ["--ws-per-message-deflate", "false"]
 
+CRASH_LOOP_RESTARTS = 5  # restarts of one process within the window before giving up
+CRASH_LOOP_WINDOW_S = 60
+
 
 class Command(BaseCommand):
     help = "Start the ASGI server, a Celery worker and the turn-timer process (and the embedded Redis)."
@@ -60,11 +63,22 @@ class Command(BaseCommand):
             for name, cmd in commands.items():
                 children[name] = subprocess.Popen(cmd, cwd=root, env=env, start_new_session=True)
             self.stdout.write(self.style.SUCCESS(f"Cardroom is running at http://{host}:{port}/  (Ctrl-C stops it)"))
+            restarts: dict[str, list[float]] = {name: [] for name in commands}
             while not stopping:
-                for name, child in children.items():
-                    if child.poll() is not None:
-                        self.stderr.write(f"{name} exited with {child.returncode}; stopping everything")
+                for name, child in list(children.items()):
+                    if child.poll() is None:
+                        continue
+                    # A process that dies is started again (Celery's worker can die on a broker
+                    # connection lost at the wrong moment); one that keeps dying stops everything.
+                    now = time.monotonic()
+                    recent = [t for t in restarts[name] if now - t < CRASH_LOOP_WINDOW_S]
+                    if len(recent) >= CRASH_LOOP_RESTARTS:
+                        self.stderr.write(f"{name} keeps exiting ({child.returncode}); stopping everything")
                         stopping = True
+                        break
+                    self.stderr.write(f"{name} exited with {child.returncode}; starting it again")
+                    restarts[name] = [*recent, now]
+                    children[name] = subprocess.Popen(commands[name], cwd=root, env=env, start_new_session=True)
                 time.sleep(0.3)
         finally:
             for child in children.values():
