@@ -36,12 +36,13 @@ def _cookie_for(user) -> str:
     return f"sessionid={client.cookies['sessionid'].value}"
 
 
-async def _play_human(url: str, cookie: str, frames: list, *, stop: asyncio.Event, call_lembar: bool = True) -> None:
-    """A scripted player: answers every state frame in which it must act with its first legal move."""
+async def _play_human(url: str, cookie: str, frames: list, *, call_lembar: bool = True) -> None:
+    """A scripted player: answers every state frame in which it must act with its first legal move,
+    until its own socket shows the end (each player must see the finished frame for itself)."""
     async with websockets.connect(url, additional_headers={"Cookie": cookie, "Origin": "http://127.0.0.1"},
                                   open_timeout=20) as ws:
         sent_for: set[int] = set()
-        while not stop.is_set():
+        while True:
             try:
                 raw = await asyncio.wait_for(ws.recv(), timeout=1.0)
             except TimeoutError:
@@ -52,7 +53,6 @@ async def _play_human(url: str, cookie: str, frames: list, *, stop: asyncio.Even
             if frame.get("type") != "state":
                 continue
             if frame["status"] in ("finished", "stopped"):
-                stop.set()
                 return
             legal = frame.get("legal") or []
             if not legal or frame["version"] in sent_for:
@@ -120,13 +120,11 @@ def test_four_seat_lembar_two_humans_two_bots_to_a_verified_finish(live_stack, t
     frames: list[list] = [[], []]
 
     async def main() -> None:
-        stop = asyncio.Event()
-        players = [asyncio.create_task(_play_human(url, cookies[i], frames[i], stop=stop)) for i in range(2)]
+        players = [asyncio.create_task(_play_human(url, cookies[i], frames[i])) for i in range(2)]
         await asyncio.sleep(1.0)
         for b in bots:  # the table starts when the last bot sits
             await sync_to_async(services.table_sit)(table_id=table.pk, user=b)
-        await asyncio.wait_for(stop.wait(), timeout=240)
-        await asyncio.gather(*players, return_exceptions=True)
+        await asyncio.wait_for(asyncio.gather(*players), timeout=240)
 
     asyncio.run(main())
     table.refresh_from_db()
