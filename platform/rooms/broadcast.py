@@ -48,11 +48,6 @@ def dumps(payload: dict) -> str:
     return json.dumps(payload, separators=(",", ":"))
 
 
-def seating_notice(table: Table) -> list[list]:
-    """Who sits where, for sockets to work out their own seat without a query: [seat, user id, status]."""
-    return [[entry["seat"], entry["user_id"], entry["status"]] for entry in table.seating]
-
-
 def table_changed(table: Table, *, events: list[dict], seats_changed: bool = False, host: str | None = "") -> None:
     """Send the table as committed, every message in one round trip.
 
@@ -64,8 +59,7 @@ def table_changed(table: Table, *, events: list[dict], seats_changed: bool = Fal
         host = selectors.host_name(table)
     messages: list[tuple[str, dict]] = []
     if seats_changed:
-        messages.append((all_group(table_id), {"type": "table.seats", "version": table.version,
-                                               "seating": seating_notice(table)}))
+        messages.append((all_group(table_id), {"type": "table.seats", "version": table.version}))
     # The public `event` frame rides with each group's `state` frame: one layer message per socket.
     events_text = dumps({"type": "event", "version": table.version, "events": events}) if events else None
     for seat in seats:

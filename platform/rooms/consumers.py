@@ -115,8 +115,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         from gameworkers import tasks
 
-        # No query here: the seat comes from the seating notices, and the task checks that this
-        # user still holds it under the table's lock.
+        # No query here: the seat was read on connect and on every seat notice, and the task
+        # checks under the table's lock that this user still holds it.
         await sync_to_async(tasks.enqueue_move)(
             self.table_id, self.seat, version, move, client_id, self.channel_name, self.user.pk)
 
@@ -134,9 +134,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=event["text"])
 
     async def table_seats(self, event: dict) -> None:
-        seat = next((number for number, user_id, status in event["seating"]
-                     if user_id == self.user.pk and status == "seated"), None)
-        if seat != self.seat:
+        # Re-read the seat: notices from different processes may arrive out of order, so a seat
+        # number carried by one could be older than one already applied (seats are renumbered at
+        # the start). Seat changes are rare; a query per notice is cheap.
+        seat = await self._seat()
+        if seat is not False and seat != self.seat:
             self.seat = seat
             await self._join_groups()
             await self._send_snapshot()
@@ -188,12 +190,17 @@ class TableConsumer(AsyncWebsocketConsumer):
         return selectors.seat_number_of(table=table, user_id=user.pk)
 
     @database_sync_to_async
-    def _snapshot(self) -> dict:
+    def _snapshot(self) -> tuple[int | None, dict]:
+        """The frame for the seat this user holds in the row just read (never a seat they do not hold)."""
         table = Table.objects.select_related("room", "host").get(pk=self.table_id)
-        return selectors.table_frame(table=table, seat_number=self.seat)
+        seat = selectors.seat_number_of(table=table, user_id=self.user.pk)
+        return seat, selectors.table_frame(table=table, seat_number=seat)
 
     async def _send_snapshot(self, client_id=None) -> None:
-        frame = await self._snapshot()
+        seat, frame = await self._snapshot()
+        if seat != self.seat:
+            self.seat = seat
+            await self._join_groups()
         self.last_version = max(getattr(self, "last_version", -1), frame["version"])
         if client_id is not None:
             frame = {**frame, "id": client_id}

@@ -308,7 +308,8 @@ def table_play(*, table_id: int, seat_number: int, move: dict, expected_version:
             raise TableError("not_seated", "That seat is not in the game.", status=403)
         engine = get_engine(table.game)
         events = _apply(table, engine, seat_number, move, at_ms or now_ms())
-        if entry["timeouts"]:
+        entry = _seated(table, seat_number)  # _apply may have rewritten the seating (a seat marked out)
+        if entry is not None and entry["timeouts"]:
             entry["timeouts"] = 0
             Seat.objects.filter(table=table, number=seat_number, status=SeatStatus.SEATED).update(
                 consecutive_timeouts=0)

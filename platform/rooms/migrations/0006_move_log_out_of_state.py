@@ -27,6 +27,17 @@ def forwards(apps, schema_editor):
         Table.objects.filter(pk=table.pk).update(seating=table.seating, **({"state": state} if fields else {}))
 
 
+def backwards(apps, schema_editor):
+    """Put every table's log back into its state (the code before this migration reads it there)."""
+    Table = apps.get_model("rooms", "Table")
+    TableMove = apps.get_model("rooms", "TableMove")
+    for table in Table.objects.exclude(state=None).iterator():
+        state = table.state
+        state["moves"] = [{"seq": m.seq, "seat": m.seat, "move": m.move, "now_ms": m.now_ms}
+                          for m in TableMove.objects.filter(table_id=table.pk).order_by("seq")]
+        Table.objects.filter(pk=table.pk).update(state=state)
+
+
 class Migration(migrations.Migration):
     dependencies = [("rooms", "0005_table_move_and_seating"), ("accounts", "0001_initial")]
-    operations = [migrations.RunPython(forwards, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(forwards, backwards)]

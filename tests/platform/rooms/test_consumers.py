@@ -162,3 +162,36 @@ async def test_a_private_table_is_hidden_from_strangers(enqueued):
     frame = await comm.receive_json_from(timeout=10)
     assert frame["seat"] is None
     await comm.disconnect()
+
+
+def _renumbered_setup():
+    """A 3-seat table where the host sits at seat 1 with seat 0 empty; the guest takes seat 2."""
+    room = Room.objects.create(name="WS3", slug="ws3", game="lembar", seats=3, min_seats=2)
+    host = user_create(username="rh", password="pass-word-123")
+    guest = user_create(username="rg", password="pass-word-123")
+    table = services.table_open(room=room, host=host)
+    services.table_sit(table_id=table.pk, user=host, seat_number=1)
+    services.table_sit(table_id=table.pk, user=guest, seat_number=2)
+    return table, host, guest
+
+
+async def test_a_socket_follows_its_seat_when_the_start_renumbers_and_ignores_stale_notices(enqueued):
+    from channels.layers import get_channel_layer
+
+    from rooms import broadcast
+
+    table, host, guest = await sync_to_async(_renumbered_setup)()
+    comm, connected, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(host))
+    assert connected
+    assert (await comm.receive_json_from(timeout=10))["seat"] == 1
+    await sync_to_async(services.table_start)(table_id=table.pk, by=host)  # seats close up: host 0, guest 1
+    # Notices from different processes may arrive in any order: send an extra, late one.
+    await get_channel_layer().group_send(broadcast.all_group(table.pk), {"type": "table.seats", "version": 0})
+    seen = []
+    while not await comm.receive_nothing(timeout=1.5):  # (a receive that times out kills the app)
+        frame = await comm.receive_json_from(timeout=5)
+        if frame.get("type") == "state":
+            seen.append((frame["seat"], frame["status"]))
+    assert seen and seen[-1] == (0, "running"), seen
+    assert (1, "running") not in seen, seen  # never the guest's seat once the start renumbered
+    await comm.disconnect()

@@ -393,3 +393,7 @@ def test_tables_saved_with_the_log_in_their_state_are_migrated(lembar_room, make
     assert [(e["seat"], e["user_id"]) for e in table.seating] == [(0, a.pk), (1, b.pk)]
     _act(table, engine)  # and the game goes on
     assert [m["seq"] for m in selectors.move_log(table=table)] == [1, 2, 3, 4, 5]
+    migration.backwards(apps, None)  # and back: the log returns to the state
+    table.refresh_from_db()
+    assert [m["seq"] for m in table.state["moves"]] == [1, 2, 3, 4, 5]
+    assert table.state["moves"] == selectors.move_log(table=table)
