@@ -13,9 +13,9 @@ from django.db import InterfaceError, OperationalError, transaction
 from accounts.models import User
 from gameworkers.bots import get_bot, style_for
 from gameworkers.engines import get_engine
-from rooms import broadcast, services
+from rooms import broadcast, selectors, services
 from rooms.errors import TableError
-from rooms.models import SeatStatus, Table, TableStatus
+from rooms.models import Table, TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ def bot_turn(table_id: int, seat: int, version: int) -> dict:
     table = Table.objects.select_related("room").filter(pk=table_id).first()
     if table is None or table.status != TableStatus.RUNNING or table.version != version:
         return {"ok": False, "code": "stale"}
-    entry = next((e for e in table.seating if e["seat"] == seat and e["status"] == SeatStatus.SEATED), None)
+    entry = selectors.seating_entry(table=table, seat_number=seat)
     if entry is None or not entry["bot"]:
         return {"ok": False, "code": "not_a_bot"}
     occupant = User.objects.get(pk=entry["user_id"])

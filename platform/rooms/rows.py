@@ -31,27 +31,19 @@ def _lock_sql(vendor: str, locks: bool, locks_of: bool) -> str:
             f"WHERE t.{qn('id')} = %s{lock}")
 
 
-def _converters(model) -> list[list]:
+@cache
+def _converters(vendor: str, model) -> list[list]:
+    """Per column, the converters the ORM's compiler would apply to it (backend's, then field's)."""
     return [connection.ops.get_db_converters(f.get_col(model._meta.db_table)) + f.get_db_converters(connection)
             for f in model._meta.concrete_fields]
 
 
 def _instance(model, values: list):
     fields = model._meta.concrete_fields
-    for index, convert in enumerate(_converters_of(model)):
+    for index, convert in enumerate(_converters(connection.vendor, model)):
         for converter in convert:
             values[index] = converter(values[index], fields[index], connection)
     return model.from_db(connection.alias, [f.attname for f in fields], values)
-
-
-_converter_cache: dict[tuple[str, type], list[list]] = {}
-
-
-def _converters_of(model) -> list[list]:
-    key = (connection.vendor, model)
-    if key not in _converter_cache:
-        _converter_cache[key] = _converters(model)
-    return _converter_cache[key]
 
 
 def lock_table(table_id: int) -> Table | None:

@@ -51,6 +51,14 @@ def seats_public(table: Table) -> list[dict]:
     return [{key: value for key, value in entry.items() if key != "user_id"} for entry in table.seating]
 
 
+def seating_entry(*, table: Table, seat_number: int) -> dict | None:
+    """The ``Table.seating`` entry of a seat still in the game (no query)."""
+    for entry in table.seating:
+        if entry["seat"] == seat_number and entry["status"] == SeatStatus.SEATED:
+            return entry
+    return None
+
+
 def seat_number_of(*, table: Table, user_id: int) -> int | None:
     """The seat number of a user still in the game, from ``Table.seating`` (no query)."""
     for entry in table.seating:

@@ -16,7 +16,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from gameworkers.engines import IllegalMove, fairness, get_engine
-from rooms import rows
+from rooms import rows, selectors
 from rooms.errors import TableError
 from rooms.models import (
     ENDED_STATUSES,
@@ -73,8 +73,6 @@ def _record(table: Table, kind: str, payload: dict) -> TableEvent:
 
 
 def _after_commit_broadcast(table: Table, events: list[dict], *, seats_changed: bool = False) -> None:
-    from rooms import selectors
-
     snapshot = Table(**{f.attname: getattr(table, f.attname) for f in Table._meta.concrete_fields})
     snapshot.room = table.room
     host = selectors.host_name(table)
@@ -88,10 +86,9 @@ def _after_commit_broadcast(table: Table, events: list[dict], *, seats_changed: 
 
 
 def _refresh_seating(table: Table) -> None:
-    """Rewrite ``table.seating`` from the seat rows (the caller holds the row lock)."""
+    """Recompute ``table.seating`` from the seat rows (the caller holds the row lock and saves the row)."""
     table.seating = [_seating_entry(s) for s in
                      table.seats.exclude(status=SeatStatus.STOOD).select_related("user").order_by("number")]
-    Table.objects.filter(pk=table.pk).update(seating=table.seating)
 
 
 def _seating_entry(seat: Seat) -> dict:
@@ -99,14 +96,6 @@ def _seating_entry(seat: Seat) -> dict:
     return {"seat": seat.number, "user_id": user.pk, "player": user.public_name, "username": user.username,
             "bot": user.is_bot, "style": user.bot_style if user.is_bot else "", "status": seat.status,
             "timeouts": seat.consecutive_timeouts}
-
-
-def _seated(table: Table, number: int) -> dict | None:
-    """The seating entry of a seat still in the game."""
-    for entry in table.seating:
-        if entry["seat"] == number and entry["status"] == SeatStatus.SEATED:
-            return entry
-    return None
 
 
 # ----- open, sit, stand ----------------------------------------------------------------
@@ -156,7 +145,7 @@ def table_sit(*, table_id: int, user, seat_number: int | None = None, invite_cod
 def table_open_seated(*, room: Room, players: list, seat_count: int | None = None,
                       options: dict | None = None) -> Table:
     """Open a table and seat ``players`` in seat order in one transaction, with the same checks and
-    money hooks as ``table_sit`` and one broadcast; it starts when every seat is taken. For
+    money hooks as ``table_sit`` and one seating broadcast; it starts when every seat is taken. For
     matchmaking and tournaments, which seat whole tables at once. A refusal that concerns one
     player names them in ``exc.player``; nothing is kept (the transaction rolls back).
     """
@@ -238,6 +227,7 @@ def table_stand(*, table_id: int, user) -> None:
         table_money.on_stand(table=table, seat=seat)
         _refresh_seating(table)
         _record(table, "stood", {"seat": seat.number})
+        _save_seating(table)
         _after_commit_broadcast(table, [{"type": "stood", "seat": seat.number}], seats_changed=True)
         humans = table.seats.filter(status=SeatStatus.SEATED, user__is_bot=False).exists()
         if not humans and table.seats.filter(status=SeatStatus.SEATED).exists():
@@ -303,12 +293,13 @@ def table_play(*, table_id: int, seat_number: int, move: dict, expected_version:
             raise TableError("table_not_running", "This table is not running.", status=409)
         if expected_version != table.version:
             raise TableError("stale_version", "The table moved on; here is the current state.", status=409)
-        entry = _seated(table, seat_number)
+        entry = selectors.seating_entry(table=table, seat_number=seat_number)
         if entry is None or (user_id is not None and entry["user_id"] != user_id):
             raise TableError("not_seated", "That seat is not in the game.", status=403)
         engine = get_engine(table.game)
         events = _apply(table, engine, seat_number, move, at_ms or now_ms())
-        entry = _seated(table, seat_number)  # _apply may have rewritten the seating (a seat marked out)
+        # _apply may have rewritten the seating (a seat marked out): look the entry up again.
+        entry = selectors.seating_entry(table=table, seat_number=seat_number)
         if entry is not None and entry["timeouts"]:
             entry["timeouts"] = 0
             Seat.objects.filter(table=table, number=seat_number, status=SeatStatus.SEATED).update(
@@ -349,7 +340,7 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
         for number in timed_out:
             Seat.objects.filter(table=table, number=number, status=SeatStatus.SEATED).update(
                 consecutive_timeouts=F("consecutive_timeouts") + 1)
-            entry = _seated(table, number)
+            entry = selectors.seating_entry(table=table, seat_number=number)
             if entry is not None:
                 entry["timeouts"] += 1
         _after_move(table, engine, events)
