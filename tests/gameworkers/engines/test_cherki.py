@@ -519,3 +519,53 @@ def test_leave_after_the_end_is_refused():
                   turn=0, called=[True, False, False])
     state, _ = act(state, 0, {"type": "draw"})
     refused(state, 1, {"type": "leave"}, "game_over")
+
+
+# ----- audit: spec points not pinned down above ------------------------------------------
+
+def test_a_ready_hand_that_has_not_called_cannot_win():
+    # "Calling is optional, but only a caller can win": the completing discard just joins the hand
+    state = build([READY_A, ["S3"] * 4 + ["S4"] * 4, ["M3"] * 4 + ["M4"] * 4], pile=["M9"], turn=0)
+    state, events = act(state, 0, {"type": "take"})
+    assert events == [{"type": "take", "seat": 0, "card": "M9"}]
+    assert not state["over"] and state["phase"] == "discard" and len(state["hands"][0]) == 9
+    state, events = act(state, 0, {"type": "discard", "card": "C1"})
+    assert not state["over"] and state["turn"] == 1 and E.result(state)["winner"] is None
+
+
+def test_a_pair_sharing_the_triples_value_wins_on_that_value():
+    hand = ["C7", "S7", "M7", "C7", "S7", "C8", "S8", "M8"]     # 5 + 3: waits for a 7
+    state = build([hand, ["S3"] * 4 + ["S4"] * 4, ["M3"] * 4 + ["M4"] * 4], stock_top=["C8", "WF", "RF", "M7"],
+                  turn=0, called=[True, False, False])
+    state, events = act(state, 0, {"type": "draw"})              # C8 would make four 8s: thrown
+    assert events[1] == {"type": "discard", "seat": 0, "card": "C8", "forced": True} and not state["over"]
+    for seat in (1, 2):
+        state, _ = act(state, seat, {"type": "draw"})
+        state, _ = act(state, seat, E.timeout_move(state, seat))
+    state, _ = act(state, 0, {"type": "draw"})
+    assert E.result(state)["winner"] == 0
+    assert E.result(state)["points"] == 6 * 7 + 3 * 8 and E.result(state)["deltas"] == [132, -66, -66]
+
+
+def test_the_dealer_moves_left_on_every_void_deal():
+    state = E.new(SEED, 3)
+    dealers = [state["dealer"]]
+    for _ in range(2):
+        s = dict(state)
+        s["pile"] = s["stock"][:-1]
+        s["stock"] = s["stock"][-1:]
+        seat = s["turn"]
+        s, _ = act(s, seat, {"type": "draw"})
+        state, _ = act(s, seat, E.timeout_move(s, seat))
+        dealers.append(state["dealer"])
+        assert state["turn"] == (state["dealer"] + 1) % 3 and state["pile"] == []
+    assert dealers == [VECTOR_FIRST_3, (VECTOR_FIRST_3 + 1) % 3, (VECTOR_FIRST_3 + 2) % 3]
+    assert [sh["round"] for sh in state["shuffles"]] == [0, 1, 2]
+
+
+def test_timeout_after_a_take_skips_every_copy_of_the_taken_face():
+    state = build([["C1", "C3", "S1", "M4", "WF", "RF", "OT", "C9"], ["S3"] * 4 + ["S4"] * 4, ["M3"] * 4 + ["M4"] * 3 + ["M5"]],
+                  pile=["C1"], turn=0)
+    state, _ = act(state, 0, {"type": "take"})
+    assert state["hands"][0][:2] == ["C1", "C1"]
+    assert E.timeout_move(state, 0) == {"type": "discard", "card": "C3", "call": False, "auto": True}
