@@ -256,6 +256,58 @@ def test_answers_go_from_ebe_alti_skipping_raiser_and_include_stood_and_31_playe
     assert state["turn"] == 3 and state["closed"][3] == ["S5", "S3"]  # S3: the first card after ``top``
 
 
+def test_raise_and_stand_needs_a_standing_hand_and_stands_after_the_answers():
+    # 3 seats, ebe 0, order 1 2 0. Seat 1: SK | HQ (20) may not raise-and-stand; + D7 = 27 may.
+    top = ["SK", "S3", "S4", "HQ", "D7", "HK", "C9", "C5"]
+    state, _ = play(table(3, 0, top), [(1, PASS), (1, OPEN)])
+    with pytest.raises(IllegalMove) as exc:
+        ENGINE.apply(state, 1, raise_stand(1), now_ms=1)
+    assert exc.value.code == "cannot_stand"
+    assert not [m for m in ENGINE.legal_moves(state, 1) if m["type"] == "raise_stand"]
+    state, ev = play(state, [(1, OPEN), (1, raise_stand(2))])
+    assert ev[-1] == {"type": "raise", "seat": 1, "amount": 2, "kind": "stand", "pot": 5}
+    assert state["phase"] == "answer" and state["raise"]["queue"] == [2, 0]
+    # everyone folds: the raiser wins at once without showing, and the ebe stays
+    alone, ev = play(state, [(2, FOLD), (0, FOLD)])
+    over = of_type(ev, "hand_over")[0]
+    assert over["winner"] == 1 and over["payouts"] == [0, 5, 0] and over["revealed"] == [None, None, None]
+    assert alone["ebe"] == 0
+    # both see: the raiser stands, the turn passes; the stood raiser answers the next raise
+    state, ev = play(state, [(2, SEE), (0, SEE)])
+    assert state["status"] == ["in", "stood", "in"] and state["turn"] == 2
+    assert state["pot"] == 9 and state["contrib"] == [3, 3, 3]
+    assert [e["type"] for e in ev] == ["see", "see", "stand", "turn"]
+    state, _ = play(state, [(2, OPEN), (2, closed(1))])  # S3 HK = 13, buys a closed card
+    assert state["raise"]["queue"] == [1, 0]
+    state, ev = play(state, [(1, SEE), (0, FOLD), (2, OPEN), (2, STAND)])  # S3 HK C9 C5 = 27
+    over = of_type(ev, "hand_over")[0]
+    # 27 against 27 without the ebe: the first in play order (seat 1) wins; the folder never shows
+    assert over["winner"] == 1 and over["pot"] == 11 and over["contributions"] == [3, 4, 4]
+    assert over["revealed"] == [None, ["SK", "HQ", "D7"], ["S3", "C9", "HK", "C5"]]
+
+
+def test_a_raiser_leaving_mid_answer_ends_the_raise_and_play_goes_on():
+    # 4 seats, ebe 0, order 1 2 3 0: seat 1 buys a closed card for 2, seat 2 sees, seat 1 leaves.
+    state = table(4, 0, ["S2", "S3", "S4", "S5", "H9"])
+    state, ev = play(state, [(1, PASS), (1, closed(2)), (2, SEE), (1, {"type": "leave"})])
+    assert state["raise"] is None and state["phase"] == "turn" and ENGINE.to_act(state) == [2]
+    assert state["status"] == ["in", "folded", "in", "in"]
+    assert state["contrib"] == [1, 3, 3, 1] and state["pot"] == 8  # the seen chips stay in the pot
+    assert state["closed"][1] == ["S2"] and "H9" in state["deck"][state["pos"]:]  # no card dealt
+    assert "closed_card" not in [e["type"] for e in ev]
+
+
+def test_a_player_holding_31_may_fold_to_a_raise():
+    # order 1 2 0: seat 1 makes 31 (S2 H9 HK HQ), seat 2 raises, seat 1 folds its 31
+    top = ["S2", "S3", "S4", "H9", "HK", "HQ"]
+    state, _ = play(table(3, 0, top), [(1, PASS), (1, OPEN), (1, OPEN), (1, OPEN)])
+    assert state["status"][1] == "31" and ENGINE.legal_moves(state, 2)
+    state, _ = play(state, [(2, closed(1))])
+    assert ENGINE.legal_moves(state, 1) == [SEE, FOLD]
+    state, _ = play(state, [(1, FOLD)])
+    assert state["status"][1] == "folded" and ENGINE.to_act(state) == [0]
+
+
 def test_predeal_raise_everyone_folds_without_cards():
     state = table(4, 0, [])
     state, ev = play(state, [(1, {"type": "raise", "amount": 4})])
