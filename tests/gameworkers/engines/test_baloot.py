@@ -773,3 +773,54 @@ def test_sawa_search_agrees_with_plain_minimax():
         assert sawa_possible(hands, 0, trump, lock) is expect, (hands, trump, lock)
         positives += expect
     assert positives >= 15  # the sample really exercises both answers
+
+
+# ----- audit: spec numbers and flows not covered above ---------------------------------------------
+def test_doubling_offered_or_not_by_round_and_contract():
+    rich = copy.deepcopy(fresh())
+    rich["scores"] = [120, 120]
+    # round 1 Ashkal answered Pass, bidders over 100: a Sun double, defenders both asked, no lock
+    st = bids(rich, "pass", "pass", "ashkal", "pass")
+    assert st["contract"]["kind"] == "ashkal" and st["doubling"]["style"] == "sun"
+    assert E.to_act(st) == [p(st, 2), p(st, 4)]
+    assert E.legal_moves(st, p(st, 2)) == [{"type": "pass"}, {"type": "double"}]
+    # round 2: Ashkal (answered Pass) and a Sun overcall of a Second Hokum rule out doubling
+    st = bids(rich, *["pass"] * 4, "pass", "pass", "pass", "ashkal")
+    assert E.to_act(st) == [p(st, 3)]  # the caller's left
+    st = bids(st, "pass")
+    assert st["contract"]["kind"] == "ashkal" and st["contract"]["taker"] == p(st, 2)
+    assert st["phase"] == "projects"
+    st = bids(rich, *["pass"] * 4, "hokum", "sun")
+    assert st["contract"]["kind"] == "sun" and st["contract"]["round"] == 2 and st["phase"] == "projects"
+    # a confirmed Second Hokum keeps the Hokum ladder
+    st = bids(rich, *["pass"] * 4, "hokum", "pass", "pass", "pass")
+    st, _ = act(st, E.timeout_move(st, p(st, 1)))
+    assert st["phase"] == "doubling" and st["doubling"]["style"] == "hokum"
+
+
+def test_sweep_scores_its_projects_times_multiplier_plus_baloot():
+    hands = [["S7", "S8", "SQ", "H7", "H8", "D7", "D8", "C7"], ["H9", "HJ", "HA", "HT", "HK", "HQ", "DA", "CA"],
+             ["S9", "SJ", "CT", "D9", "DJ", "C8", "C9", "CJ"], ["SA", "ST", "SK", "DQ", "DK", "DT", "CQ", "CK"]]
+    proj = [[{"kind": "sira", "cards": ["S7", "S8", "S9"]}],
+            [{"kind": "hundred", "cards": ["H9", "HT", "HJ", "HQ", "HK", "HA"]}], [], []]
+    st = play_state(hands, kind="hokum", trump="H", player=1, level=2, projects=proj)
+    order = ["HJ", "S9", "SA", "H7", "H9", "SJ", "ST", "H8", "HA", "D9", "SK", "S7",
+             "HT", "DJ", "DQ", "S8", "HK", "C8", "DK", "SQ", "HQ", "C9", "DT", "D7",
+             "DA", "CJ", "CQ", "D8", "CA", "CT", "CK", "C7"]
+    st, ev = play_cards(st, order, baloot=("HQ",))
+    s = scored(ev)
+    # (25 + Hundred 10) x 2 + Baloot 2; the other team's Sira is lost
+    assert s["sweep"] == 1 and s["project_points"] == [0, 10] and s["deal_score"] == [0, 72]
+
+
+def test_defenders_best_project_fails_the_bid_and_takes_everything_doubled():
+    proj = [[{"kind": "fifty", "cards": ["S7", "S8", "S9", "ST"]}], [], [], []]
+    _, s = run_fixture(HOKUM_86, kind="hokum", trump="H", player=1, level=2, projects=proj)
+    # bidders 9 x 2 = 18 against (7 + 5) x 2 = 24: failed; defenders 2 x (16 + 5)
+    assert s["game_points"] == [7, 9] and s["failed"] and s["deal_score"] == [42, 0]
+
+
+def test_four_hundred_in_sun_is_40():
+    proj = [[], [], [{"kind": "four_hundred", "cards": ["SA", "HA", "DA", "CA"]}], []]
+    _, s = run_fixture(SUN_66, kind="sun", player=2, projects=proj)
+    assert s["project_points"] == [40, 0] and s["deal_score"] == [54, 12]
