@@ -598,3 +598,43 @@ def test_removal_closes_the_leavers_window_and_two_player_leave_ends_the_game():
     duo = build([["K5", "P9"], ["M1", "M2"]], ["K3"])
     over, ev = play(duo, 0, {"type": "leave"})
     assert E.is_over(over) and E.result(over)["ranks"] == [2, 1] and ev[-1]["type"] == "game_over"
+
+
+# ----- audit: rule edges checked against an independent reading of the spec ------------------------
+
+def test_draw_two_hits_the_previous_seat_after_a_reverse_and_skips_removed_seats():
+    s = build([["P1", "P5"], ["K1", "P2"], ["KD", "P3"], ["K4", "P4"]], ["K3"], turn=2, direction=-1)
+    s, _ = play(s, 1, {"type": "leave"})
+    s1, ev = play(s, 2, {"type": "play", "card": "KD"})
+    # Next in play order (direction -1, seat 1 removed) is seat 0: it draws 2 and loses the turn.
+    assert len(s1["hands"][0]) == 4 and s1["turn"] == 3
+    assert {"type": "penalty", "seat": 0, "count": 2, "reason": "draw_two"} in ev
+
+
+def test_third_timeout_that_is_a_pass_removes_the_player():
+    s = build([["T1", "T5"], ["M2", "P4"], ["T8", "W"]], ["K3"], stock=[])
+    s["timeouts"][0] = 2
+    assert E.timeout_move(s, 0) == {"type": "draw", "auto": True}
+    s1, ev = play(s, 0, E.timeout_move(s, 0), now=20000)
+    assert {"type": "pass", "seat": 0} in ev and s1["removed"] == [0] and s1["stock"] == ["T1", "T5"]
+    assert s1["turn"] == 1 and s1["passes"] == 0 and not E.is_over(s1)
+
+
+def test_stalled_game_ranks_removed_players_last():
+    s = build([["P1", "T5"], ["M2", "P4"], ["T8"]], ["K3"], stock=[])
+    s, _ = play(s, 2, {"type": "leave"})          # T8 goes to the stock
+    s, _ = play(s, 0, {"type": "draw"})           # takes T8 (not playable on K3)
+    s, _ = play(s, 1, {"type": "draw"})           # nothing left: pass 1
+    s, _ = play(s, 0, {"type": "draw"})           # pass 2 = both players still in
+    assert E.is_over(s) and s["end"] == "stalemate"
+    r = E.result(s)
+    assert r["values"] == [14, 6, None] and r["ranks"] == [2, 1, 3] and r["winners"] == [1]
+
+
+def test_catch_penalty_reshuffles_in_the_round_of_the_catch():
+    s = build([["K5", "P9"], ["M1", "M2"], ["T1", "T2"]], ["P1", "T3", "K3"], stock=["P7"])
+    s1, _ = play(s, 0, {"type": "play", "card": "K5"}, now=1000)      # move 1
+    s2, ev = play(s1, 2, {"type": "catch", "target": 0}, now=2000)   # move 2
+    expected = fairness.shuffle(SEED, 2, "kocok-ulang", ["P1", "T3", "K3"])
+    assert s2["hands"][0] == ["P9", "P7", expected[0]] and s2["pile"] == ["K5"]
+    assert {"type": "reshuffle", "round": 2, "cards": 3} in ev and s2["turn"] == 1
