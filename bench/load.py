@@ -52,19 +52,21 @@ def pct(values: list[float], p: float) -> float:
 
 
 class Stack:
-    def __init__(self, workers: int, bot_delay: str = "50,150") -> None:
+    def __init__(self, workers: int, bot_delay: str = "50,150", web_processes: int = 1) -> None:
         self.port = free_port()
         self.env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'platform'}", "DEBUG": "false",
                     "SECURE_SSL_REDIRECT": "false", "SESSION_COOKIE_SECURE": "false",
                     "CSRF_COOKIE_SECURE": "false", "BOT_DELAY_MS": bot_delay, "LOG_LEVEL": "WARNING"}
         self.procs: dict[str, subprocess.Popen] = {}
         self.workers = workers
+        self.web_processes = web_processes
 
     def start(self) -> None:
         py = sys.executable
         self.procs["web"] = subprocess.Popen(
             [py, "-m", "uvicorn", "config.asgi:application", "--port", str(self.port), "--no-access-log",
-             "--log-level", "warning", "--ws", "websockets", *UVICORN_WS_OPTIONS], cwd=ROOT, env=self.env)
+             "--log-level", "warning", "--ws", "websockets", *UVICORN_WS_OPTIONS,
+             *(["--workers", str(self.web_processes)] if self.web_processes > 1 else [])], cwd=ROOT, env=self.env)
         for i in range(self.workers):
             self.start_worker(i)
         self.procs["timers"] = subprocess.Popen([py, "manage.py", "runtimers", "--interval", "0.1"],
@@ -80,18 +82,41 @@ class Stack:
         return self.procs[f"worker{i}"]
 
     def cpu_seconds(self) -> float:
+        return sum(v for k, v in self.cpu_by_part().items() if k in ("web", "workers", "timers"))
+
+    def cpu_by_part(self) -> dict[str, float]:
+        """CPU seconds so far of each part of the stack: the stack's own processes, the local
+        PostgreSQL and Redis servers (every process of theirs on the machine) and this harness's
+        clients, so a profile says where a move's CPU goes."""
         import psutil
 
-        total = 0.0
-        for proc in self.procs.values():
+        parts: dict[str, float] = {"web": 0.0, "workers": 0.0, "timers": 0.0, "postgres": 0.0, "redis": 0.0}
+
+        def add(part: str, process) -> None:
             try:
-                p = psutil.Process(proc.pid)
-                for q in [p, *p.children(recursive=True)]:
-                    t = q.cpu_times()
-                    total += t.user + t.system
+                t = process.cpu_times()
+                parts[part] += t.user + t.system
             except psutil.Error:
                 pass
-        return total
+
+        for name, proc in self.procs.items():
+            part = "workers" if name.startswith("worker") else name
+            try:
+                p = psutil.Process(proc.pid)
+                family = [p, *p.children(recursive=True)]
+            except psutil.Error:
+                continue
+            for q in family:
+                add(part, q)
+        for q in psutil.process_iter(["name"]):
+            name = q.info["name"] or ""
+            if name.startswith("postgres"):
+                add("postgres", q)
+            elif name.startswith("redis-server"):
+                add("redis", q)
+        me = psutil.Process().cpu_times()
+        parts["clients"] = me.user + me.system
+        return parts
 
     def rss(self, name: str) -> int:
         import psutil
@@ -241,7 +266,7 @@ def run(args) -> dict:
     from django.utils import timezone
 
     games = args.games.split(",")
-    stack = Stack(args.workers)
+    stack = Stack(args.workers, web_processes=args.web_processes)
     stack.start()
     try:
         if args.mode == "idle":
@@ -255,7 +280,7 @@ def run(args) -> dict:
         mark: dict = {}
 
         def start_clock() -> None:
-            mark.update(since=timezone.now(), v0=table_versions(ids), cpu0=stack.cpu_seconds(), t0=time.monotonic())
+            mark.update(since=timezone.now(), v0=table_versions(ids), cpu0=stack.cpu_by_part(), t0=time.monotonic())
 
         async def main() -> None:
             if args.mode != "play":
@@ -287,15 +312,19 @@ def run(args) -> dict:
         elapsed = time.monotonic() - t0
         moves = table_versions(ids) - v0
         late = lateness(ids, since)
-        cpu = stack.cpu_seconds() - cpu0
+        parts = {k: v - cpu0[k] for k, v in stack.cpu_by_part().items()}
+        cpu = parts["web"] + parts["workers"] + parts["timers"]
         return {
             "mode": args.mode, "games": games, "tables": args.tables, "workers": args.workers,
+            "web_processes": args.web_processes,
             "seconds": round(elapsed, 1), "clients": stats["connected"], "moves": moves,
             "moves_per_s": round(moves / elapsed, 1),
             "latency_ms_p50": round(1000 * pct(stats["latency"], 50), 1),
             "latency_ms_p99": round(1000 * pct(stats["latency"], 99), 1),
             "timer_late_ms_p50": pct(late, 50), "timer_late_ms_p99": pct(late, 99), "timer_fired": len(late),
             "server_cpu_ms_per_move": round(1000 * cpu / moves, 2) if moves else None,
+            "cpu_ms_per_move_by_part": {k: round(1000 * v / moves, 2) for k, v in parts.items()} if moves else None,
+            "machine_cpu_busy_pct": round(100 * sum(parts.values()) / elapsed / (os.cpu_count() or 1)),
             "client_errors": len(stats["errors"]),
             "client_error_kinds": dict(Counter(stats["errors"]).most_common(3)),
         }
@@ -335,6 +364,8 @@ def main() -> None:
     parser.add_argument("--games", default="lembar,baloot,cherki,otuzbir")
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--web-processes", type=int, default=1,
+                        help="ASGI processes sharing the port (each applies its own sockets' moves)")
     parser.add_argument("--turn-seconds", type=int, default=20)
     parser.add_argument("--think-min", type=float, default=0.2)
     parser.add_argument("--think-max", type=float, default=1.0)

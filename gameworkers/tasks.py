@@ -1,4 +1,7 @@
-"""Celery tasks: thin wrappers around rooms.services (moves, deadlines, bot turns)."""
+"""Celery tasks: thin wrappers around rooms.services (deadlines, bot turns).
+
+Players' moves are applied by the ASGI process that received them (rooms.move_pool).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from accounts.models import User
 from gameworkers.bots import get_bot, style_for
 from gameworkers.engines import get_engine
-from rooms import broadcast, selectors, services
+from rooms import selectors, services
 from rooms.errors import TableError
 from rooms.models import Table, TableStatus
 
@@ -24,34 +27,6 @@ log = logging.getLogger(__name__)
 # simply run again, on a fresh connection (config.celery.keep_usable_database_connections).
 RETRY_BROKEN_CONNECTION = {"autoretry_for": (InterfaceError, OperationalError),
                            "retry_kwargs": {"max_retries": 3, "countdown": 0.2}}
-
-
-def enqueue_move(table_id: int, seat: int, version: int, move: dict, client_id, reply_channel: str | None,
-                 user_id: int | None = None) -> None:
-    apply_move.delay(table_id, seat, version, move, client_id, reply_channel, user_id)
-
-
-@shared_task(name="gameworkers.tasks.apply_move", acks_late=True, **RETRY_BROKEN_CONNECTION)
-def apply_move(table_id: int, seat: int, version: int, move: dict, client_id=None,
-               reply_channel: str | None = None, user_id: int | None = None) -> dict:
-    try:
-        new_version = services.table_play(table_id=table_id, seat_number=seat, move=move,
-                                          expected_version=version, user_id=user_id)
-    except TableError as exc:
-        _reply_error(reply_channel, exc, client_id, table_id)
-        return {"ok": False, "code": exc.code}
-    return {"ok": True, "version": new_version}
-
-
-def _reply_error(reply_channel: str | None, exc: TableError, client_id, table_id: int) -> None:
-    if not reply_channel:
-        return
-    version = Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
-    try:
-        broadcast.send_to_channel(reply_channel, {"type": "table.error", "code": exc.code,
-                                                  "message": exc.message, "id": client_id, "version": version})
-    except Exception:  # the socket may be gone; the client resyncs on reconnect
-        log.info("could not deliver error %s to %s", exc.code, reply_channel)
 
 
 @shared_task(name="gameworkers.tasks.fire_deadline", acks_late=True, **RETRY_BROKEN_CONNECTION)

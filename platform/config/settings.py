@@ -181,6 +181,9 @@ CELERY_DB_REUSE_MAX = 10_000  # see config.celery.keep_usable_database_connectio
 CELERY_TASK_IGNORE_RESULT = True  # nothing waits on a move's result; storing it was a Redis write per move
 CELERY_TASK_DEFAULT_QUEUE = "moves"
 CELERY_TASK_ROUTES = {"gameworkers.tasks.bot_*": {"queue": "bots"}}
+# Threads per ASGI process that apply its sockets' moves (rooms.move_pool), each with its own
+# database connection.
+MOVE_THREADS = env.int("MOVE_THREADS", default=4)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -1,7 +1,8 @@
-"""The table websocket: authenticate, check the envelope, rate-limit, hand moves to Celery.
+"""The table websocket: authenticate, check the envelope, rate-limit, hand moves to the move pool.
 
-Protocol: docs/protocol.md. The consumer never applies a move itself and never reads
-another seat's view; it only forwards frames built for its own seat (or for spectators).
+Protocol: docs/protocol.md. The consumer never reads another seat's view; it only forwards
+frames built for its own seat (or for spectators). Moves go to ``rooms.move_pool``, which applies
+them through ``services.table_play`` off the event loop.
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ import json
 import time
 from urllib.parse import parse_qs
 
-from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from rooms import broadcast, selectors
+from rooms import broadcast, move_pool, selectors
+from rooms.errors import TableError
 from rooms.models import Table
 
 MAX_MESSAGE_BYTES = 4096
@@ -113,12 +114,15 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.seat is None:
             await self._error("not_seated", "Spectators cannot make moves.", client_id)
             return
-        from gameworkers import tasks
-
-        # No query here: the seat was read on connect and on every seat notice, and the task
-        # checks under the table's lock that this user still holds it.
-        await sync_to_async(tasks.enqueue_move)(
-            self.table_id, self.seat, version, move, client_id, self.channel_name, self.user.pk)
+        # The seat was read on connect and on every seat notice; the move is applied under the
+        # table's lock, which checks that this user still holds it.
+        try:
+            await move_pool.play_async(table_id=self.table_id, seat_number=self.seat, move=move,
+                                       expected_version=version, user_id=self.user.pk)
+        except TableError as exc:
+            await self._error(exc.code, exc.message, client_id, exc.version)
+            if exc.code == "stale_version":
+                await self._send_snapshot()
 
     # ----- outgoing (group handlers) -------------------------------------------------
     async def table_state(self, event: dict) -> None:
@@ -141,12 +145,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         if seat is not False and seat != self.seat:
             self.seat = seat
             await self._join_groups()
-            await self._send_snapshot()
-
-    async def table_error(self, event: dict) -> None:
-        await self._send({"type": "error", "code": event["code"], "message": event["message"],
-                          "id": event.get("id"), "version": event.get("version")})
-        if event.get("code") == "stale_version":
             await self._send_snapshot()
 
     async def tournament_table(self, event: dict) -> None:
@@ -206,8 +204,11 @@ class TableConsumer(AsyncWebsocketConsumer):
             frame = {**frame, "id": client_id}
         await self._send(frame)
 
-    async def _error(self, code: str, message: str, client_id=None) -> None:
-        await self._send({"type": "error", "code": code, "message": message, "id": client_id})
+    async def _error(self, code: str, message: str, client_id=None, version: int | None = None) -> None:
+        # Without a version of its own, an error carries the latest version this socket was sent.
+        if version is None:
+            version = getattr(self, "last_version", None)
+        await self._send({"type": "error", "code": code, "message": message, "id": client_id, "version": version})
 
     async def _send(self, payload: dict) -> None:
         await self.send(text_data=json.dumps(payload, separators=(",", ":")))

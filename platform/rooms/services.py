@@ -289,15 +289,21 @@ def table_play(*, table_id: int, seat_number: int, move: dict, expected_version:
         raise TableError("malformed", "Automatic moves are the server's to make.")
     with transaction.atomic():
         table = _lock(table_id)
+        current = table.version
         if table.status != TableStatus.RUNNING:
-            raise TableError("table_not_running", "This table is not running.", status=409)
-        if expected_version != table.version:
-            raise TableError("stale_version", "The table moved on; here is the current state.", status=409)
+            raise TableError("table_not_running", "This table is not running.", status=409, version=current)
+        if expected_version != current:
+            raise TableError("stale_version", "The table moved on; here is the current state.", status=409,
+                             version=current)
         entry = selectors.seating_entry(table=table, seat_number=seat_number)
         if entry is None or (user_id is not None and entry["user_id"] != user_id):
-            raise TableError("not_seated", "That seat is not in the game.", status=403)
+            raise TableError("not_seated", "That seat is not in the game.", status=403, version=current)
         engine = get_engine(table.game)
-        events = _apply(table, engine, seat_number, move, at_ms or now_ms())
+        try:
+            events = _apply(table, engine, seat_number, move, at_ms or now_ms())
+        except TableError as exc:
+            exc.version = current
+            raise
         # _apply may have rewritten the seating (a seat marked out): look the entry up again.
         entry = selectors.seating_entry(table=table, seat_number=seat_number)
         if entry is not None and entry["timeouts"]:

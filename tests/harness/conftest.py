@@ -7,17 +7,19 @@ import pytest
 
 @pytest.fixture
 def inline_moves(monkeypatch):
-    """Moves from the consumer are applied in process by the real task body (no broker, no worker)."""
+    """Moves from the consumer are applied by the real move pool and recorded; nothing goes to Celery."""
     from gameworkers import tasks
-    from rooms import consumers
+    from rooms import consumers, move_pool
 
     applied: list[tuple] = []
+    play = move_pool.play
 
-    def enqueue(table_id, seat, version, move, client_id, reply_channel, user_id=None):
-        applied.append((table_id, seat, version, move))
-        tasks.apply_move(table_id, seat, version, move, client_id, reply_channel, user_id)
+    def recording_play(*, table_id, seat_number, move, expected_version, user_id):
+        applied.append((table_id, seat_number, expected_version, move))
+        return play(table_id=table_id, seat_number=seat_number, move=move, expected_version=expected_version,
+                    user_id=user_id)
 
-    monkeypatch.setattr(tasks, "enqueue_move", enqueue)
+    monkeypatch.setattr(move_pool, "play", recording_play)
     monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
     monkeypatch.setattr(tasks.fire_deadline, "delay", lambda *a, **k: None)
     # The fuzzer wants to reach validation, not the rate limiter (tested on its own below).

@@ -19,10 +19,17 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def enqueued(monkeypatch):
+    """Moves that reach the move pool are recorded, not applied."""
     from gameworkers import tasks
+    from rooms import move_pool
 
     calls: list = []
-    monkeypatch.setattr(tasks, "enqueue_move", lambda *a: calls.append(a))
+
+    async def play_async(**kwargs):
+        calls.append(kwargs)
+        return kwargs["expected_version"] + 1
+
+    monkeypatch.setattr(move_pool, "play_async", play_async)
     monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
     return calls
 
@@ -118,16 +125,46 @@ async def test_too_fast_messages_are_rate_limited(enqueued):
     await comm.disconnect()
 
 
-async def test_a_valid_looking_move_goes_to_celery_with_the_senders_seat(enqueued):
+async def test_a_valid_looking_move_goes_to_the_move_pool_with_the_senders_seat(enqueued):
     table, a, b, _ = await sync_to_async(_setup)()
     comm, _, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(b))
     await comm.receive_json_from(timeout=10)
     await comm.send_json_to({"type": "move", "move": {"type": "draw"}, "version": 3, "id": "m1"})
     await comm.receive_nothing(timeout=0.3)
-    assert len(enqueued) == 1
-    table_id, seat, version, move, client_id, _channel, user_id = enqueued[0]
-    # The task re-checks under the table's lock that this user still holds that seat.
-    assert (table_id, seat, version, move, client_id, user_id) == (table.pk, 1, 3, {"type": "draw"}, "m1", b.pk)
+    # The move pool re-checks under the table's lock that this user still holds that seat.
+    assert enqueued == [{"table_id": table.pk, "seat_number": 1, "move": {"type": "draw"}, "expected_version": 3,
+                         "user_id": b.pk}]
+    await comm.disconnect()
+
+
+async def test_a_move_is_applied_and_a_refused_one_is_answered_with_its_code_and_version(monkeypatch):
+    """The real move pool: a legal move is broadcast as the next version; an illegal one changes
+    nothing and is answered with the engine's code and the table's version."""
+    from gameworkers import tasks
+    from gameworkers.engines import get_engine
+
+    monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
+    table, a, b, _ = await sync_to_async(_setup)()
+    engine = get_engine("lembar")
+    first = engine.to_act(table.state)[0]
+    player = a if first == 0 else b
+    comm, _, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(player))
+    frame = await comm.receive_json_from(timeout=10)
+    assert frame["seat"] == first and frame["legal"]
+    await comm.send_json_to({"type": "move", "move": {"type": "play", "card": "nope"}, "version": 0, "id": "bad"})
+    error = await comm.receive_json_from(timeout=10)
+    assert error["type"] == "error" and error["id"] == "bad" and error["version"] == 0
+    assert error["code"] == "unknown_card"
+    await comm.send_json_to({"type": "move", "move": frame["legal"][0], "version": 0, "id": "good"})
+    frames = []
+    while not frames or frames[-1].get("type") != "state":
+        frames.append(await comm.receive_json_from(timeout=10))
+    assert frames[-1]["version"] == 1
+    await comm.send_json_to({"type": "move", "move": frame["legal"][0], "version": 0, "id": "again"})
+    error = await comm.receive_json_from(timeout=10)
+    # (this socket was already sent version 1: no fresh state follows)
+    assert (error["type"], error["code"], error["id"], error["version"]) == ("error", "stale_version", "again", 1)
+    assert (await sync_to_async(Table.objects.get)(pk=table.pk)).version == 1
     await comm.disconnect()
 
 

@@ -31,8 +31,10 @@ class Command(BaseCommand):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
         parser.add_argument("--workers", type=int, default=int(os.environ.get("CELERY_CONCURRENCY", "2")))
+        # Each ASGI process applies its own sockets' moves (rooms.move_pool): one per core.
+        parser.add_argument("--web-processes", type=int, default=int(os.environ.get("WEB_PROCESSES", "2")))
 
-    def handle(self, *args, host, port, workers, **kw):
+    def handle(self, *args, host, port, workers, web_processes, **kw):
         root = str(settings.BASE_DIR)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([root, os.path.join(root, "platform"), env.get("PYTHONPATH", "")])
@@ -45,7 +47,8 @@ class Command(BaseCommand):
         py = sys.executable
         commands = {
             "web": [py, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
-                    "--ws", "websockets", "--no-access-log", *UVICORN_WS_OPTIONS],
+                    "--ws", "websockets", "--no-access-log", *UVICORN_WS_OPTIONS,
+                    *(["--workers", str(web_processes)] if web_processes > 1 else [])],
             "worker": [py, "-m", "celery", "-A", "config", "worker", "-Q", "moves,bots",
                        "--concurrency", str(workers), "--loglevel", "INFO", "-n", f"worker-{os.getpid()}@%h"],
             "timers": [py, os.path.join(root, "manage.py"), "runtimers"],

@@ -1,0 +1,47 @@
+"""Where a socket's move is applied: in the ASGI process that received it, on a small pool of threads.
+
+Each thread keeps its own database connection between moves, so a move costs its transaction and
+nothing else: no broker message, no worker hop, no connection health query. The one writer per table
+is still the table's row lock (``services.table_play``), whichever process or thread holds it.
+Bots and turn timers stay with the Celery workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, connection
+
+from rooms import services
+
+_executor: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=settings.MOVE_THREADS, thread_name_prefix="moves")
+    return _executor
+
+
+def play(*, table_id: int, seat_number: int, move: dict, expected_version: int, user_id: int) -> int:
+    """``services.table_play`` on this thread's kept connection; a connection that broke (a database
+    restart, a terminated backend) is replaced and the move tried once more, which is safe because
+    the move is version-checked (a move that did commit is then refused as stale, never applied twice)."""
+    call = partial(services.table_play, table_id=table_id, seat_number=seat_number, move=move,
+                   expected_version=expected_version, user_id=user_id)
+    try:
+        return call()
+    except (InterfaceError, OperationalError):
+        connection.close()
+        return call()
+
+
+async def play_async(*, table_id: int, seat_number: int, move: dict, expected_version: int, user_id: int) -> int:
+    """``play`` from the event loop: raises ``TableError`` as ``services.table_play`` does."""
+    return await asyncio.get_running_loop().run_in_executor(
+        _pool(), partial(play, table_id=table_id, seat_number=seat_number, move=move,
+                         expected_version=expected_version, user_id=user_id))
