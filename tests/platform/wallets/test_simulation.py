@@ -223,7 +223,10 @@ def simulate(tables: int) -> None:
     finished = sum(n for end, n in ends.items() if end.endswith(":finished"))
     assert tables // 4 <= finished <= tables - tables // 5, ends  # a good share of each outcome
     kinds = Counter(LedgerTransaction.objects.values_list("kind", flat=True))
-    for kind in ("entry", "refund", "settle", "stop", "hand", "bailout", "bot_funding"):
+    # Bailouts come about twice per 120 tables: about one such run in seven has none (they have
+    # their own tests in test_table_money.py); the 1,000-table soak always sees some.
+    required = ("entry", "refund", "settle", "stop", "hand", "bot_funding") + (("bailout",) if tables >= 500 else ())
+    for kind in required:
         assert kinds[kind] > 0, kinds
     assert sim.outcomes["sit_refused:insufficient_funds"] > 0, sim.outcomes
     print(f"\n{dict(ends)}\n{dict(kinds)}\n{dict(sim.outcomes)}\n{time.monotonic() - started:.1f}s")
