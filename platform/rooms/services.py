@@ -365,7 +365,9 @@ def _apply(table: Table, engine, seat: int | None, move: dict, at: int) -> list[
     for event in events:
         table.last_event_seq += 1
         numbered.append((table.last_event_seq, event))
-    rows.insert_log(table, state["moves"], numbered)
+    # Written with the table's update in _after_move (one round trip); dropped with the transaction
+    # if anything in between fails.
+    table.unsaved_log = [*getattr(table, "unsaved_log", []), *rows.log_statements(table, state["moves"], numbered)]
     for event in events:
         if event.get("type") == "removed" and isinstance(event.get("seat"), int):
             _mark_out(table, event["seat"], SeatStatus.REMOVED if event.get("reason") != "left" else SeatStatus.LEFT)
@@ -385,12 +387,14 @@ def _mark_out(table: Table, number: int, status: str) -> None:
 
 
 def _after_move(table: Table, engine, events: list[dict]) -> None:
+    log, table.unsaved_log = getattr(table, "unsaved_log", []), []
     if engine.is_over(table.state):
+        rows.execute(log)
         _finish_locked(table, engine)
     else:
         _set_deadline(table, engine)
-        rows.update_table(table, ["state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at",
-                                  "last_event_seq", "seating"])
+        rows.execute([*log, rows.update_statement(table, [
+            "state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at", "last_event_seq", "seating"])])
         _after_commit_bots(table, engine)
     _after_commit_broadcast(table, events)
 
