@@ -3,10 +3,11 @@ update the table row. The ORM cost ~1.5 ms of CPU per query here (compiling a jo
 models, building instances), more than the database spent answering.
 
 On PostgreSQL the statements are prepared once per connection and bound on the server (no quoting
-of a few KB of JSON on the client, no parsing and planning per move), and travel in pipelines: the
-transaction's ``BEGIN`` with the lock, and all of a move's writes together, so a move costs three
-round trips with its ``COMMIT``. (Behind a transaction-pooling PgBouncer, prepared statements need
-its ``max_prepared_statements``.)
+of a few KB of JSON on the client, no parsing and planning per move), and all of a move's writes go
+as one statement, so a move costs four round trips: BEGIN, the lock, the writes, COMMIT. (psycopg's
+pipeline mode would save one more, but it polls the socket while it waits: it cost more CPU than
+the round trip. Behind a transaction-pooling PgBouncer, prepared statements need its
+``max_prepared_statements``.)
 
 Only ``rooms.services`` calls these, inside its transactions. Values go through each field's own
 ``get_db_prep_value`` and come back through the same converters the ORM applies, so SQLite and
@@ -72,8 +73,7 @@ def lock_table(table_id: int) -> Table | None:
     sql = _lock_sql(connection.vendor, features.has_select_for_update, features.has_select_for_update_of)
     if connection.vendor == "postgresql":
         with _server_cursor() as cursor:
-            with cursor.connection.pipeline():  # BEGIN (if due) and the lock in one round trip
-                cursor.execute(sql, [table_id], prepare=True)
+            cursor.execute(sql, [table_id], prepare=True)
             row = cursor.fetchone()
     else:
         with connection.cursor() as cursor:
@@ -90,7 +90,7 @@ def lock_table(table_id: int) -> Table | None:
     return table
 
 
-Statement = tuple[str, list[list]]  # SQL and the parameters of each execution
+Statement = tuple[str, list]  # SQL and its parameters
 
 
 def log_statements(table: Table, moves: list[dict], events: list[tuple[int, dict]]) -> list[Statement]:
@@ -117,31 +117,30 @@ def update_statement(table: Table, fields: list[str]) -> Statement:
         assignments.append(f"{qn(field.column)} = %s")
         params.append(field.get_db_prep_save(getattr(table, field.attname), connection))
     params.append(table.pk)
-    return f"UPDATE {qn(meta.db_table)} SET {', '.join(assignments)} WHERE {qn('id')} = %s", [params]
+    return f"UPDATE {qn(meta.db_table)} SET {', '.join(assignments)} WHERE {qn('id')} = %s", params
 
 
 def execute(statements: list[Statement]) -> None:
-    """Run the statements in order; on PostgreSQL in one round trip, each prepared once per connection."""
+    """Run the statements; on PostgreSQL as one prepared statement (all but the last become
+    data-modifying ``WITH`` parts: they touch different rows, so their order does not matter)."""
     if not statements:
         return
     if connection.vendor != "postgresql":
         with connection.cursor() as cursor:
-            for sql, rows in statements:
-                cursor.executemany(sql, rows)
+            for sql, params in statements:
+                cursor.execute(sql, params)
         return
+    parts = [f"w{i} AS ({sql})" for i, (sql, _) in enumerate(statements[:-1])]
+    sql = (f"WITH {', '.join(parts)} " if parts else "") + statements[-1][0]
     with _server_cursor() as cursor:
-        with cursor.connection.pipeline():
-            for sql, rows in statements:
-                for params in rows:
-                    cursor.execute(sql, params, prepare=True)
+        cursor.execute(sql, [p for _, params in statements for p in params], prepare=True)
 
 
 def _insert(model, names: list[str], rows: list[list]) -> Statement:
-    """A single-row ``INSERT`` (one prepared statement whatever the number of rows) and its rows."""
     qn = connection.ops.quote_name
     fields = [model._meta.get_field(name) for name in names]
-    params = [[field.get_db_prep_save(value, connection) for field, value in zip(fields, row, strict=True)]
-              for row in rows]
+    placeholders = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    params = [field.get_db_prep_save(value, connection) for row in rows for field, value in zip(fields, row, strict=True)]
     sql = (f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
-           f"VALUES ({', '.join(['%s'] * len(fields))})")
+           f"VALUES {', '.join([placeholders] * len(rows))}")
     return sql, params
