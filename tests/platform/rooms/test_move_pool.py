@@ -1,0 +1,58 @@
+"""rooms.move_pool: a socket's move applied on the pool's kept connection, surviving a broken one."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from accounts.services import user_create
+from gameworkers.engines import get_engine
+from rooms import move_pool, services
+from rooms.errors import TableError
+from rooms.models import Room, Table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _running_table():
+    room = Room.objects.create(name="Pool", slug="pool", game="lembar", seats=2, min_seats=2, turn_seconds=600)
+    users = [user_create(username=f"pool{i}", password="pass-word-123") for i in range(2)]
+    table = services.table_open(room=room, host=users[0])
+    for user in users:
+        services.table_sit(table_id=table.pk, user=user)
+    table = Table.objects.get(pk=table.pk)
+    seat = get_engine("lembar").to_act(table.state)[0]
+    return table, seat, users[seat]
+
+
+def _first_legal(table: Table, seat: int) -> dict:
+    return get_engine("lembar").legal_moves(table.state, seat)[0]
+
+
+def test_a_broken_connection_is_replaced_and_the_move_applied_once(monkeypatch):
+    if connection.vendor != "postgresql":
+        pytest.skip("kept connections that break are a PostgreSQL matter (a server restart, a killed backend)")
+    monkeypatch.setattr("gameworkers.tasks.schedule_bot_turn", lambda *a, **k: None)
+    table, seat, user = _running_table()
+    connection.ensure_connection()
+    connection.connection.close()  # as if the database restarted under a kept connection
+    version = move_pool.play(table_id=table.pk, seat_number=seat, move=_first_legal(table, seat),
+                             expected_version=0, user_id=user.pk)
+    assert version == 1
+    table.refresh_from_db()
+    assert table.version == 1 and table.moves.count() == 1
+
+
+def test_a_refused_move_changes_nothing_and_carries_the_tables_version():
+    table, seat, user = _running_table()
+    other = 1 - seat
+    with pytest.raises(TableError) as refused:
+        move_pool.play(table_id=table.pk, seat_number=other, move=_first_legal(table, seat),
+                       expected_version=0, user_id=user.pk)  # not this user's seat
+    assert (refused.value.code, refused.value.version) == ("not_seated", 0)
+    with pytest.raises(TableError) as stale:
+        move_pool.play(table_id=table.pk, seat_number=seat, move=_first_legal(table, seat),
+                       expected_version=5, user_id=user.pk)
+    assert (stale.value.code, stale.value.version) == ("stale_version", 0)
+    table.refresh_from_db()
+    assert table.version == 0 and table.moves.count() == 0
