@@ -4,14 +4,17 @@
 The real stack of bench/load.py (uvicorn, N Celery workers, the timer process) runs against its OWN Redis
 (``redis-server`` started here on 127.0.0.1:6390, no persistence, never the machine's shared 6379) and its
 own PostgreSQL database (``cardroom_faults``, created if missing). T staked tables of all four games are
-played by bots, with one idle human per table whose every turn the timer plays (turn timer 2 s), so both
-the bot path and the deadline path run while the faults hit. Then the harness reports:
+played by bots and one human per table. On every other table the human plays over a websocket (a legal
+move after a think time: the ASGI process's move pool), on the rest the human is idle and the timer
+plays every turn (turn timer 2 s), so the socket path, the bot path and the deadline path all run while
+the faults hit. Then the harness reports:
 
   games_lost        tables still running whose deadline is more than 5 s overdue at the end (target 0)
   applied_twice     tables where version != len(moves), move seqs or event seqs are not contiguous (0)
   late_over_5s      timer events (kind "timer", payload late_ms) later than 5,000 ms (0)
   ledger_problems   wallets.checks.ledger_problems(), i.e. ``manage.py ledger_check`` (0)
   dead_processes    platform processes that exited by themselves (a crash: 0)
+  socket_moves_sent moves the websocket players sent (and their errors by kind)
 
 Only 127.0.0.1 is contacted; every phase is bounded in time. Small run (about 2 minutes):
   python bench/faults.py --tables 8 --seconds 60 --drain 30
@@ -21,6 +24,7 @@ Only 127.0.0.1 is contacted; every phase is bounded in time. Small run (about 2 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import signal
@@ -80,13 +84,14 @@ def ensure_database() -> None:
     load.ensure_database()
 
 
-def make_tables(count: int, turn_seconds: int) -> list[int]:
+def make_tables(count: int, turn_seconds: int) -> tuple[list[int], list[tuple[int, str]]]:
+    """Start the tables; returns their ids and (table id, session cookie) of the humans who play by socket."""
     from accounts.services import bot_create, user_create
     from rooms import services
     from rooms.models import Room
 
     run = int(time.time())
-    ids = []
+    ids, players = [], []
     for i in range(count):
         game = GAMES[i % len(GAMES)]
         kind, stake = STAKES[game]
@@ -101,7 +106,35 @@ def make_tables(count: int, turn_seconds: int) -> list[int]:
             bot = bot_create(username=f"fb{run}-{i}-{k}", display_name=f"FB{i}-{k}", style="", description="")
             services.table_sit(table_id=table.pk, user=bot)
         ids.append(table.pk)
-    return ids
+        if i % 2 == 0:
+            players.append((table.pk, load.session_cookie(human)))
+    return ids, players
+
+
+class SocketPlayers:
+    """The websocket humans (bench/load.py's client), on their own event loop in a thread."""
+
+    def __init__(self, port: int, players: list[tuple[int, str]], stop_at: float) -> None:
+        import threading
+
+        self.stats: dict = {"connected": 0, "sent": 0, "latency": [], "errors": []}
+        self.players, self.port, self.stop_at = players, port, stop_at
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
+
+    async def _main(self) -> None:
+        window = {"gate": asyncio.Semaphore(50), "go": asyncio.Event(), "stop_at": self.stop_at,
+                  "arrived": lambda: None}
+        window["go"].set()
+        await asyncio.gather(*[load.client(f"ws://127.0.0.1:{self.port}/ws/tables/{tid}/", cookie, self.stats,
+                                           window, (0.2, 1.0)) for tid, cookie in self.players])
+
+    def result(self) -> dict:
+        from collections import Counter
+
+        self.thread.join(timeout=30)
+        return {"socket_players": len(self.players), "socket_connected": self.stats["connected"],
+                "socket_moves_sent": self.stats["sent"],
+                "socket_errors": dict(Counter(self.stats["errors"]).most_common(5))}
 
 
 def drop_db_connections() -> int:
@@ -197,9 +230,11 @@ def run(args) -> dict:
     t0 = time.monotonic()
     try:
         since = timezone.now()
-        ids = make_tables(args.tables, args.turn_seconds)
+        ids, players = make_tables(args.tables, args.turn_seconds)
         note(f"{len(ids)} tables started")
         t0 = time.monotonic()  # the fault schedule counts from the start of play
+        sockets = SocketPlayers(stack.port, players, stop_at=t0 + args.seconds)
+        sockets.thread.start()
         chosen = args.faults.split(",") if args.faults else []
         spacing = 0.6 / max(1, len(chosen))
         faults = [(0.2 + k * spacing, fault) for k, fault in enumerate(chosen)]
@@ -225,7 +260,7 @@ def run(args) -> dict:
         note("faults over; draining")
         wait_until(time.monotonic() + args.drain)
         supervise()
-        result = audit(ids, since)
+        result = {**audit(ids, since), **sockets.result()}
         note("audit done")
     finally:
         stack.stop()

@@ -159,11 +159,21 @@ def setup_django():
     django.setup()
 
 
-def make_tables(games: list[str], count: int, *, turn_seconds: int) -> list[tuple[int, list]]:
-    """Create rooms, users with sessions and started tables; returns [(table id, [(seat, cookie)])]."""
+def session_cookie(user) -> str:
+    """A logged-in session for the user, as the Cookie header a browser would send."""
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
 
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return f"sessionid={session.session_key}"
+
+
+def make_tables(games: list[str], count: int, *, turn_seconds: int) -> list[tuple[int, list]]:
+    """Create rooms, users with sessions and started tables; returns [(table id, [(seat, cookie)])]."""
     from accounts.models import User
     from rooms import services
     from rooms.models import Room
@@ -180,12 +190,7 @@ def make_tables(games: list[str], count: int, *, turn_seconds: int) -> list[tupl
         seats = []
         for user in users:
             seat = services.table_sit(table_id=table.pk, user=user)
-            session = SessionStore()
-            session[SESSION_KEY] = str(user.pk)
-            session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-            session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-            session.create()
-            seats.append((seat.number, f"sessionid={session.session_key}"))
+            seats.append((seat.number, session_cookie(user)))
         tables.append((table.pk, seats))
     return tables
 
