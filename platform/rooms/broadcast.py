@@ -12,7 +12,6 @@ pipelined round trip from this synchronous code: no event loop and no thread hop
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from typing import Any
@@ -21,6 +20,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from core import fastjson
 from rooms import selectors
 from rooms.models import SeatStatus, Table
 
@@ -45,7 +45,7 @@ def user_group(user_id: int) -> str:
 
 def dumps(payload: dict) -> str:
     """The one wire encoding of a frame (compact JSON)."""
-    return json.dumps(payload, separators=(",", ":"))
+    return fastjson.dumps(payload)
 
 
 def table_changed(table: Table, *, events: list[dict], seats_changed: bool = False, host: str | None = "") -> None:

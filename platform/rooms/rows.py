@@ -18,10 +18,14 @@ from __future__ import annotations
 
 from functools import cache
 
+import orjson
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.db.models import JSONField
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
+from core import fastjson
 from rooms.models import Room, Table, TableEvent, TableMove
 
 
@@ -40,9 +44,31 @@ def _lock_sql(vendor: str, locks: bool, locks_of: bool) -> str:
 
 @cache
 def _converters(vendor: str, model) -> list[list]:
-    """Per column, the converters the ORM's compiler would apply to it (backend's, then field's)."""
-    return [connection.ops.get_db_converters(f.get_col(model._meta.db_table)) + f.get_db_converters(connection)
+    """Per column, the converters the ORM's compiler would apply to it (backend's, then field's); a
+    plain JSON column is parsed with orjson (``core.fastjson``), as ``JSONField.from_db_value`` would."""
+    return [connection.ops.get_db_converters(f.get_col(model._meta.db_table))
+            + ([_json_from_db] if _plain_json(f) else f.get_db_converters(connection))
             for f in model._meta.concrete_fields]
+
+
+def _plain_json(field) -> bool:
+    return isinstance(field, JSONField) and field.encoder is None and field.decoder is None
+
+
+def _json_from_db(value, expression, connection):
+    if value is None or not isinstance(value, (str, bytes)):
+        return value
+    try:
+        return fastjson.loads(value)
+    except orjson.JSONDecodeError:
+        return value  # as JSONField.from_db_value does
+
+
+def _db_value(field, value):
+    """``field.get_db_prep_save``, but a plain JSON value for PostgreSQL is encoded with orjson."""
+    if value is not None and connection.vendor == "postgresql" and _plain_json(field):
+        return Jsonb(value, dumps=fastjson.dumps)
+    return field.get_db_prep_save(value, connection)
 
 
 def _server_cursor():
@@ -115,7 +141,7 @@ def update_statement(table: Table, fields: list[str]) -> Statement:
     for name in fields:
         field = meta.get_field(name)
         assignments.append(f"{qn(field.column)} = %s")
-        params.append(field.get_db_prep_save(getattr(table, field.attname), connection))
+        params.append(_db_value(field, getattr(table, field.attname)))
     params.append(table.pk)
     return f"UPDATE {qn(meta.db_table)} SET {', '.join(assignments)} WHERE {qn('id')} = %s", params
 
@@ -140,7 +166,7 @@ def _insert(model, names: list[str], rows: list[list]) -> Statement:
     qn = connection.ops.quote_name
     fields = [model._meta.get_field(name) for name in names]
     placeholders = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    params = [field.get_db_prep_save(value, connection) for row in rows for field, value in zip(fields, row, strict=True)]
+    params = [_db_value(field, value) for row in rows for field, value in zip(fields, row, strict=True)]
     sql = (f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
            f"VALUES {', '.join([placeholders] * len(rows))}")
     return sql, params
