@@ -27,12 +27,7 @@ from rooms.models import SeatStatus, Table
 log = logging.getLogger(__name__)
 
 
-def seat_group(table_id: int, seat: int) -> str:
-    return f"table.{table_id}.seat.{seat}"
-
-
-def watch_group(table_id: int) -> str:
-    return f"table.{table_id}.watch"
+WATCH = "watch"  # the spectators' frame in a table.state message
 
 
 def all_group(table_id: int) -> str:
@@ -60,25 +55,24 @@ def table_changed(table: Table, *, events: list[dict], seats_changed: bool = Fal
     messages: list[tuple[str, dict]] = []
     if seats_changed:
         messages.append((all_group(table_id), {"type": "table.seats", "version": table.version}))
-    # The public `event` frame rides with each group's `state` frame: one layer message per socket.
-    events_text = dumps({"type": "event", "version": table.version, "events": events}) if events else None
-    for seat in seats:
-        if seat["status"] == SeatStatus.SEATED:
-            frame = selectors.table_frame(table=table, seat_number=seat["seat"], seats=seats, host=host)
-            messages.append((seat_group(table_id, seat["seat"]), state_message(frame, events_text)))
-    frame = selectors.table_frame(table=table, seat_number=None, seats=seats, host=host)
-    messages.append((watch_group(table_id), state_message(frame, events_text)))
+    messages.append((all_group(table_id), state_message(table, events=events, seats=seats, host=host)))
     try:
         publish(messages)
     except Exception:  # the layer is lossy by contract; clients resync on a version gap
         log.exception("broadcast for table %s failed", table_id)
 
 
-def state_message(frame: dict, events_text: str | None = None) -> dict:
-    """A `state` frame for one group (the text to forward, after the `event` frame's text if any)
-    plus what the socket checks before forwarding."""
-    return {"type": "table.state", "seat": frame["seat"], "version": frame["version"], "text": dumps(frame),
-            "events": events_text}
+def state_message(table: Table, *, events: list[dict], seats: list[dict], host: str | None) -> dict:
+    """One layer message for every socket at the table: each seated seat's `state` frame and the
+    spectators' (keys: the seat number as text, and "watch"), each serialised once, plus the public
+    `event` frame that goes just before it. Every ASGI process with a socket at the table receives it
+    once; each socket forwards only the frame of the seat it holds (rooms.consumers)."""
+    frames = {str(seat["seat"]): dumps(selectors.table_frame(table=table, seat_number=seat["seat"], seats=seats,
+                                                             host=host))
+              for seat in seats if seat["status"] == SeatStatus.SEATED}
+    frames[WATCH] = dumps(selectors.table_frame(table=table, seat_number=None, seats=seats, host=host))
+    events_text = dumps({"type": "event", "version": table.version, "events": events}) if events else None
+    return {"type": "table.state", "version": table.version, "frames": frames, "events": events_text}
 
 
 def close_user_sockets(sender, request=None, user=None, **kwargs) -> None:

@@ -52,19 +52,18 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         self.user = user
         self.seat: int | None = seat
-        self.groups_joined: list[str] = []
         self.tokens = float(RATE_CAPACITY)
         self.last_refill = time.monotonic()
         await self.accept()
-        await self._join_groups()
-        await self.channel_layer.group_add(broadcast.user_group(user.pk), self.channel_name)
+        # One group per table: every move's message carries each seat's frame and the spectators'.
+        self.groups_joined = [broadcast.all_group(self.table_id), broadcast.user_group(user.pk)]
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self._send_snapshot()
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
-        if hasattr(self, "user"):
-            await self.channel_layer.group_discard(broadcast.user_group(self.user.pk), self.channel_name)
 
     # ----- incoming ---------------------------------------------------------------
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -126,16 +125,17 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     # ----- outgoing (group handlers) -------------------------------------------------
     async def table_state(self, event: dict) -> None:
-        """Forward the `event` and `state` frames serialised once by the broadcaster, after checking
-        they are this socket's."""
-        if event["seat"] != self.seat:
-            return  # a stale group membership; never forward another seat's frame
+        """Forward this socket's own frame of the move (its seat's, or the spectators'), serialised once
+        by the broadcaster, after the move's `event` frame."""
+        text = event["frames"].get(broadcast.WATCH if self.seat is None else str(self.seat))
+        if text is None:
+            return  # a seat no longer in the game: its socket follows the seat notice instead
         if event["version"] < getattr(self, "last_version", -1):
             return  # broadcasts may overtake each other; never step a client back
         self.last_version = event["version"]
         if event.get("events"):
             await self.send(text_data=event["events"])
-        await self.send(text_data=event["text"])
+        await self.send(text_data=text)
 
     async def table_seats(self, event: dict) -> None:
         # Re-read the seat: notices from different processes may arrive out of order, so a seat
@@ -144,7 +144,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         seat = await self._seat()
         if seat is not False and seat != self.seat:
             self.seat = seat
-            await self._join_groups()
             await self._send_snapshot()
 
     async def tournament_table(self, event: dict) -> None:
@@ -163,16 +162,6 @@ class TableConsumer(AsyncWebsocketConsumer):
             return False
         self.tokens -= 1
         return True
-
-    async def _join_groups(self) -> None:
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        wanted = [broadcast.all_group(self.table_id),
-                  broadcast.seat_group(self.table_id, self.seat) if self.seat is not None
-                  else broadcast.watch_group(self.table_id)]
-        for group in wanted:
-            await self.channel_layer.group_add(group, self.channel_name)
-        self.groups_joined = wanted
 
     @database_sync_to_async
     def _seat(self):
@@ -195,10 +184,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         return seat, selectors.table_frame(table=table, seat_number=seat)
 
     async def _send_snapshot(self, client_id=None) -> None:
-        seat, frame = await self._snapshot()
-        if seat != self.seat:
-            self.seat = seat
-            await self._join_groups()
+        self.seat, frame = await self._snapshot()
         self.last_version = max(getattr(self, "last_version", -1), frame["version"])
         if client_id is not None:
             frame = {**frame, "id": client_id}

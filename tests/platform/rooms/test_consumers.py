@@ -89,6 +89,44 @@ async def test_snapshot_on_connect_is_the_seats_own_view(enqueued):
     await comm.disconnect()
 
 
+async def test_after_a_move_each_socket_gets_only_its_own_seats_frame(monkeypatch):
+    """One layer message carries every seat's frame; each socket forwards only its own seat's (or the
+    spectators'): a seat never sees another seat's hand, and the spectator sees no hand at all."""
+    from gameworkers import tasks
+    from gameworkers.engines import get_engine
+
+    monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
+    table, a, b, watcher = await sync_to_async(_setup)()
+    comms = {}
+    for name, user in (("a", a), ("b", b), ("watcher", watcher)):
+        comms[name], connected, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(user))
+        assert connected
+        await comms[name].receive_json_from(timeout=10)
+    seat = get_engine("lembar").to_act(table.state)[0]
+    mover = comms["a" if seat == 0 else "b"]
+    legal = get_engine("lembar").legal_moves(table.state, seat)
+    await mover.send_json_to({"type": "move", "move": legal[0], "version": 0})
+    frames = {}
+    for name in comms:
+        frame = {}
+        while frame.get("type") != "state":
+            frame = await comms[name].receive_json_from(timeout=10)
+        frames[name] = frame
+    fresh = await sync_to_async(Table.objects.get)(pk=table.pk)
+    assert fresh.version == 1
+    for name, own in (("a", 0), ("b", 1), ("watcher", None)):
+        frame = frames[name]
+        assert frame["seat"] == own and frame["version"] == 1 and frame["view"]["seat"] == own
+        if own is None:
+            assert not frame["view"].get("hand")
+        else:
+            assert sorted(frame["view"]["hand"]) == sorted(fresh.state["hands"][own])
+        assert table.seed_hex not in json.dumps(frame)
+    assert frames["a"]["view"]["hand"] != frames["b"]["view"]["hand"]
+    for comm in comms.values():
+        await comm.disconnect()
+
+
 @pytest.mark.parametrize("payload,code", [
     ("not json", "malformed"),
     ("[1, 2]", "malformed"),
