@@ -301,7 +301,7 @@ def run(args) -> dict:
 
         async def main() -> None:
             if args.mode != "play":
-                start_clock()
+                await asyncio.to_thread(start_clock)  # the ORM refuses to run on an event loop's thread
                 await asyncio.sleep(args.seconds)
                 return
             seats = [(tid, cookie) for tid, table_seats in tables for _seat, cookie in table_seats]
