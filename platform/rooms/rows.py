@@ -98,7 +98,9 @@ def lock_table(table_id: int) -> Table | None:
     features = connection.features
     sql = _lock_sql(connection.vendor, features.has_select_for_update, features.has_select_for_update_of)
     if connection.vendor == "postgresql":
-        with _server_cursor() as cursor:
+        # Django's wrapper turns psycopg's errors into Django's (a broken connection is then an
+        # OperationalError that the move pool and the tasks retry on, and Django marks it unusable).
+        with connection.wrap_database_errors, _server_cursor() as cursor:
             cursor.execute(sql, [table_id], prepare=True)
             row = cursor.fetchone()
     else:
@@ -158,7 +160,7 @@ def execute(statements: list[Statement]) -> None:
         return
     parts = [f"w{i} AS ({sql})" for i, (sql, _) in enumerate(statements[:-1])]
     sql = (f"WITH {', '.join(parts)} " if parts else "") + statements[-1][0]
-    with _server_cursor() as cursor:
+    with connection.wrap_database_errors, _server_cursor() as cursor:
         cursor.execute(sql, [p for _, params in statements for p in params], prepare=True)
 
 

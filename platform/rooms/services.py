@@ -82,7 +82,8 @@ def _after_commit_broadcast(table: Table, events: list[dict], *, seats_changed: 
 
         broadcast.table_changed(snapshot, events=events, seats_changed=seats_changed, host=host)
 
-    transaction.on_commit(send)
+    # robust: a failing broadcast or task enqueue is logged; it must not fail a move that committed.
+    transaction.on_commit(send, robust=True)
 
 
 def _refresh_seating(table: Table) -> None:
@@ -451,7 +452,7 @@ def _after_commit_bots(table: Table, engine) -> None:
         for number in bot_seats:
             tasks.schedule_bot_turn(table_id, number, version)
 
-    transaction.on_commit(enqueue)
+    transaction.on_commit(enqueue, robust=True)
 
 
 # ----- finish and stop ---------------------------------------------------------------------

@@ -35,7 +35,13 @@ def test_a_broken_connection_is_replaced_and_the_move_applied_once(monkeypatch):
     monkeypatch.setattr("gameworkers.tasks.schedule_bot_turn", lambda *a, **k: None)
     table, seat, user = _running_table()
     connection.ensure_connection()
-    connection.connection.close()  # as if the database restarted under a kept connection
+    import psycopg
+
+    # The server ends this connection (as a database restart or pg_terminate_backend does): the next
+    # statement fails on the server side, in the move's first (raw, prepared) statement.
+    pid = connection.connection.info.backend_pid
+    with psycopg.connect(connection.connection.info.dsn, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", [pid])
     version = move_pool.play(table_id=table.pk, seat_number=seat, move=_first_legal(table, seat),
                              expected_version=0, user_id=user.pk)
     assert version == 1
