@@ -63,16 +63,24 @@ def table_changed(table: Table, *, events: list[dict], seats_changed: bool = Fal
 
 
 def state_message(table: Table, *, events: list[dict], seats: list[dict], host: str | None) -> dict:
-    """One layer message for every socket at the table: each seated seat's `state` frame and the
-    spectators' (keys: the seat number as text, and "watch"), each serialised once, plus the public
-    `event` frame that goes just before it. Every ASGI process with a socket at the table receives it
-    once; each socket forwards only the frame of the seat it holds (rooms.consumers)."""
-    frames = {str(seat["seat"]): dumps(selectors.table_frame(table=table, seat_number=seat["seat"], seats=seats,
-                                                             host=host))
-              for seat in seats if seat["status"] == SeatStatus.SEATED}
+    """One layer message for every socket at the table: each seated player's `state` frame, keyed by
+    their user id, and the spectators' (key "watch"), each serialised once, plus the public `event`
+    frame that goes just before it and each seated player's seat number. Every ASGI process with a
+    socket at the table receives it once; each socket forwards only its own user's frame, or the
+    spectators' when its user holds no seat at that version (rooms.consumers). Keyed by user, not seat
+    number: a socket may not have heard yet that the start renumbered the seats."""
+    frames: dict[str, str] = {}
+    seat_of: dict[str, int] = {}
+    for entry in table.seating:
+        if entry["status"] == SeatStatus.SEATED and entry.get("user_id") is not None:
+            key = str(entry["user_id"])
+            seat_of[key] = entry["seat"]
+            frames[key] = dumps(selectors.table_frame(table=table, seat_number=entry["seat"], seats=seats,
+                                                      host=host))
     frames[WATCH] = dumps(selectors.table_frame(table=table, seat_number=None, seats=seats, host=host))
     events_text = dumps({"type": "event", "version": table.version, "events": events}) if events else None
-    return {"type": "table.state", "version": table.version, "frames": frames, "events": events_text}
+    return {"type": "table.state", "version": table.version, "frames": frames, "seats": seat_of,
+            "events": events_text}
 
 
 def close_user_sockets(sender, request=None, user=None, **kwargs) -> None:

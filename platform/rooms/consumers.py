@@ -8,6 +8,7 @@ them through ``services.table_play`` off the event loop.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from urllib.parse import parse_qs
 
@@ -18,6 +19,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from rooms import broadcast, move_pool, selectors
 from rooms.errors import TableError
 from rooms.models import Table
+
+log = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 4096
 RATE_CAPACITY = 8  # burst
@@ -113,8 +116,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.seat is None:
             await self._error("not_seated", "Spectators cannot make moves.", client_id)
             return
-        # The seat was read on connect and on every seat notice; the move is applied under the
-        # table's lock, which checks that this user still holds it.
+        # The seat was read on connect and follows every state message and seat notice; the move is
+        # applied under the table's lock, which checks that this user still holds it.
         try:
             await move_pool.play_async(table_id=self.table_id, seat_number=self.seat, move=move,
                                        expected_version=version, user_id=self.user.pk)
@@ -122,16 +125,22 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self._error(exc.code, exc.message, client_id, exc.version)
             if exc.code == "stale_version":
                 await self._send_snapshot()
+        except Exception:  # e.g. the database is down: the socket stays, the client may resync and retry
+            log.exception("move on table %s failed", self.table_id)
+            await self._error("unavailable", "The move could not be applied just now; try again.", client_id)
 
     # ----- outgoing (group handlers) -------------------------------------------------
     async def table_state(self, event: dict) -> None:
-        """Forward this socket's own frame of the move (its seat's, or the spectators'), serialised once
-        by the broadcaster, after the move's `event` frame."""
-        text = event["frames"].get(broadcast.WATCH if self.seat is None else str(self.seat))
-        if text is None:
-            return  # a seat no longer in the game: its socket follows the seat notice instead
+        """Forward this socket's own frame of the move (its user's seat's, or the spectators' when the
+        user holds no seat at that version), serialised once by the broadcaster, after the move's
+        `event` frame. The seat this socket acts for follows the message."""
         if event["version"] < getattr(self, "last_version", -1):
             return  # broadcasts may overtake each other; never step a client back
+        key = str(self.user.pk)
+        text = event["frames"].get(key)
+        if text is None:
+            text = event["frames"][broadcast.WATCH]
+        self.seat = event["seats"].get(key)
         self.last_version = event["version"]
         if event.get("events"):
             await self.send(text_data=event["events"])

@@ -270,3 +270,53 @@ async def test_a_socket_follows_its_seat_when_the_start_renumbers_and_ignores_st
     assert seen and seen[-1] == (0, "running"), seen
     assert (1, "running") not in seen, seen  # never the guest's seat once the start renumbered
     await comm.disconnect()
+
+
+async def test_a_socket_forwards_its_users_frame_whatever_seat_it_last_heard_of(enqueued):
+    """Frames are keyed by user: a socket that has not yet heard that the start renumbered the seats
+    still forwards only its own user's frame, and a user who holds no seat (left, removed) gets the
+    spectators' frame, never another player's."""
+    from channels.layers import get_channel_layer
+
+    from rooms import broadcast
+
+    table, host, guest = await sync_to_async(_renumbered_setup)()
+    comm, connected, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(host))
+    assert connected and (await comm.receive_json_from(timeout=10))["seat"] == 1
+    layer = get_channel_layer()
+    frames = {str(host.pk): json.dumps({"type": "state", "who": "host"}),
+              str(guest.pk): json.dumps({"type": "state", "who": "guest"}),
+              broadcast.WATCH: json.dumps({"type": "state", "who": "spectators"})}
+    # Renumbered: the host is now seat 0 and the guest seat 1 (the socket still thinks "1").
+    await layer.group_send(broadcast.all_group(table.pk), {"type": "table.state", "version": 7, "frames": frames,
+                                                          "seats": {str(host.pk): 0, str(guest.pk): 1},
+                                                          "events": None})
+    assert (await comm.receive_json_from(timeout=10))["who"] == "host"
+    del frames[str(host.pk)]  # the host left the game
+    await layer.group_send(broadcast.all_group(table.pk), {"type": "table.state", "version": 8, "frames": frames,
+                                                          "seats": {str(guest.pk): 1}, "events": None})
+    assert (await comm.receive_json_from(timeout=10))["who"] == "spectators"
+    await comm.send_json_to({"type": "move", "move": {"type": "draw"}, "version": 8, "id": "late"})
+    error = await comm.receive_json_from(timeout=10)
+    assert (error["code"], error["id"]) == ("not_seated", "late") and enqueued == []
+    await comm.disconnect()
+
+
+async def test_a_move_that_fails_unexpectedly_is_answered_and_the_socket_stays(monkeypatch):
+    from gameworkers import tasks
+    from rooms import move_pool
+
+    async def database_down(**kwargs):
+        raise RuntimeError("connection refused")
+
+    monkeypatch.setattr(move_pool, "play_async", database_down)
+    monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
+    table, a, *_ = await sync_to_async(_setup)()
+    comm, _, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(a))
+    await comm.receive_json_from(timeout=10)
+    await comm.send_json_to({"type": "move", "move": {"type": "draw"}, "version": 0, "id": "m"})
+    error = await comm.receive_json_from(timeout=10)
+    assert (error["type"], error["code"], error["id"]) == ("error", "unavailable", "m")
+    await comm.send_json_to({"type": "ping", "id": "still"})
+    assert await comm.receive_json_from(timeout=10) == {"type": "pong", "id": "still"}
+    await comm.disconnect()
