@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from functools import cache
 
-import orjson
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import JSONField
@@ -60,7 +59,7 @@ def _json_from_db(value, expression, connection):
         return value
     try:
         return fastjson.loads(value)
-    except orjson.JSONDecodeError:
+    except ValueError:
         return value  # as JSONField.from_db_value does
 
 
