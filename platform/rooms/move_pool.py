@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
 from rooms import services
+from rooms.errors import TableError
 
 _executor: ThreadPoolExecutor | None = None
 
@@ -37,7 +38,14 @@ def play(*, table_id: int, seat_number: int, move: dict, expected_version: int, 
         return call()
     except (InterfaceError, OperationalError):
         connection.close()
+    try:
         return call()
+    except TableError as exc:
+        if exc.code == "stale_version" and exc.version == expected_version + 1:
+            # The first attempt's COMMIT may have gone through before its connection broke, and
+            # with it went the broadcast and bot turns registered for after the commit.
+            services.table_announce(table_id=table_id)
+        raise
 
 
 async def play_async(*, table_id: int, seat_number: int, move: dict, expected_version: int, user_id: int) -> int:

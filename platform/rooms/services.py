@@ -410,6 +410,19 @@ def _leave_running(table: Table, seat: Seat) -> None:
         _stop_locked(table, StopReason.DESERTED)
 
 
+def table_announce(*, table_id: int) -> None:
+    """Broadcast the table as it is now and queue its bots' turns (both version-checked downstream):
+    for a move whose commit went through although its connection broke before the reply, so its own
+    after-commit announcements were dropped with the attempt."""
+    table = Table.objects.select_related("room", "host").filter(pk=table_id).first()
+    if table is None:
+        return
+    with transaction.atomic():  # the hooks run on this commit (no row is written)
+        if table.status == TableStatus.RUNNING:
+            _after_commit_bots(table, get_engine(table.game))
+        _after_commit_broadcast(table, [])
+
+
 # ----- deadlines -------------------------------------------------------------------------
 
 def _due_ms(table: Table, due: dict) -> int:

@@ -62,3 +62,32 @@ def test_a_refused_move_changes_nothing_and_carries_the_tables_version():
     assert (stale.value.code, stale.value.version) == ("stale_version", 0)
     table.refresh_from_db()
     assert table.version == 0 and table.moves.count() == 0
+
+
+def test_a_move_whose_commit_went_through_before_the_connection_broke_is_announced(monkeypatch):
+    """The reply to COMMIT is lost: the retry is refused as stale (never applied twice), and the table
+    is broadcast and its bots queued again, since the first attempt's after-commit hooks were dropped."""
+    from django.db import OperationalError
+
+    monkeypatch.setattr("gameworkers.tasks.schedule_bot_turn", lambda *a, **k: None)
+    table, seat, user = _running_table()
+    real_play = services.table_play
+    calls = []
+
+    def commit_then_break(**kwargs):
+        calls.append(kwargs["expected_version"])
+        if len(calls) == 1:
+            real_play(**kwargs)
+            raise OperationalError("server closed the connection unexpectedly")
+        return real_play(**kwargs)
+
+    announced = []
+    monkeypatch.setattr(services, "table_play", commit_then_break)
+    monkeypatch.setattr("rooms.broadcast.table_changed", lambda table, **kwargs: announced.append(table.version))
+    with pytest.raises(TableError) as stale:
+        move_pool.play(table_id=table.pk, seat_number=seat, move=_first_legal(table, seat),
+                       expected_version=0, user_id=user.pk)
+    assert (stale.value.code, stale.value.version) == ("stale_version", 1)
+    assert calls == [0, 0] and announced == [1, 1]  # the first commit's own broadcast, then the announcement
+    table.refresh_from_db()
+    assert table.version == 1 and table.moves.count() == 1
