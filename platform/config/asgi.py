@@ -6,6 +6,7 @@ path (``manage.py runplatform`` does this).
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -31,3 +32,10 @@ if settings.SERVE_STATIC:
 sys.setswitchinterval(float(os.environ.get("GIL_SWITCH_INTERVAL_S", "0.0005")))
 
 application = ProtocolTypeRouter({"http": http_application, "websocket": websocket_application})
+
+# The garbage collector: what is loaded by now lives as long as the process, so it is frozen out of
+# every later collection, and the young generation is collected every 10,000 allocations instead of
+# 700. Measured over a 30 s run at 200 tables (two processes): collections per process 280 -> 14,
+# collection time ~800 -> ~100 ms, longest pause 100-135 ms (full collections) -> 20-30 ms.
+gc.freeze()
+gc.set_threshold(*(int(x) for x in os.environ.get("GC_THRESHOLDS", "10000,20,100").split(",")))
