@@ -79,16 +79,20 @@ def _assert_clean(result: dict) -> None:
     assert result["late_over_5s"] == 0, result
     assert result["ledger_problems"] == 0, result
     assert result["games_lost"] == 0, result
-    assert result["dead_processes"] == [], result
+    # A Celery worker can die on a Redis restart (kombu; docs/reliability.md): like runplatform, the
+    # harness restarts it (--restart-dead). Nothing else may die, and nothing may stay dead.
+    died = [entry.split(" ")[0] for entry in result["dead_processes"]]
+    assert all(name.startswith("worker") for name in died), result
+    assert sorted(died) == sorted(result["restarted"]), result
 
 
 @pytest.mark.slow
 def test_worker_sigkill_and_dropped_db_connections_lose_nothing():
     _assert_clean(_fault_run("--tables", "8", "--seconds", "60", "--drain", "30", "--faults", "kill_worker,drop_db",
-                             timeout=420))
+                             "--restart-dead", timeout=420))
 
 
 @pytest.mark.slow
 def test_redis_restart_loses_nothing():
     _assert_clean(_fault_run("--tables", "8", "--seconds", "60", "--drain", "30", "--faults", "restart_redis",
-                             timeout=420))
+                             "--restart-dead", timeout=420))
