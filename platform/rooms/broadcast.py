@@ -1,7 +1,7 @@
-"""After-commit fan-out: each seat its own view, spectators the public one.
+"""After-commit fan-out: each seated player their own view, spectators the public one.
 
-Group names: ``table.<id>.seat.<n>`` for a seat, ``table.<id>.watch`` for spectators and
-``table.<id>.all`` for notices every socket at the table needs (seat changes, public events).
+Group names: ``table.<id>.all`` for every socket at a table (one message per change carries every
+player's frame and the spectators'; ``state_message``), ``user.<id>`` for a user's sockets (logout).
 The channel layer is lossy: every frame carries the version, and a client that sees a gap
 asks for a resync.
 
@@ -97,15 +97,6 @@ def close_user_sockets(sender, request=None, user=None, **kwargs) -> None:
 
 def publish(messages: list[tuple[str, dict]]) -> None:
     """Send each (group, message) pair through the channel layer."""
-    _send(messages, to_groups=True)
-
-
-def send_to_channel(channel: str, message: dict) -> None:
-    """Send one message to one socket's own channel (e.g. an error for the client that sent a move)."""
-    _send([(channel, message)], to_groups=False)
-
-
-def _send(messages: list[tuple[str, dict]], *, to_groups: bool) -> None:
     layer = get_channel_layer()
     if layer is None or not messages:
         return
@@ -114,17 +105,17 @@ def _send(messages: list[tuple[str, dict]], *, to_groups: bool) -> None:
     if isinstance(layer, RedisPubSubChannelLayer):
         prefix = _layer_config().get("prefix", "asgi")
         pipe = _redis().pipeline(transaction=False)
-        for name, message in messages:
+        for group, message in messages:
             # The pub/sub layer's own naming (channels_redis.pubsub._get_group_channel_name).
-            pipe.publish(f"{prefix}__group__{name}" if to_groups else name, layer.serialize(message))
+            pipe.publish(f"{prefix}__group__{group}", layer.serialize(message))
         pipe.execute()
     else:
-        async_to_sync(_send_all)(layer, messages, to_groups)
+        async_to_sync(_group_send_all)(layer, messages)
 
 
-async def _send_all(layer, messages: list[tuple[str, dict]], to_groups: bool) -> None:
-    for name, message in messages:
-        await (layer.group_send(name, message) if to_groups else layer.send(name, message))
+async def _group_send_all(layer, messages: list[tuple[str, dict]]) -> None:
+    for group, message in messages:
+        await layer.group_send(group, message)
 
 
 def _layer_config() -> dict[str, Any]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from functools import cache
 
+import psycopg
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import JSONField
@@ -72,8 +73,6 @@ def _db_value(field, value):
 
 def _server_cursor():
     """A cursor that binds on the server (Django's binds on the client) on the default connection."""
-    import psycopg
-
     connection.ensure_connection()
     raw = connection.connection
     if raw.prepare_threshold is None:

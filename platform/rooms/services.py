@@ -417,10 +417,10 @@ def table_announce(*, table_id: int) -> None:
     table = Table.objects.select_related("room", "host").filter(pk=table_id).first()
     if table is None:
         return
-    with transaction.atomic():  # the hooks run on this commit (no row is written)
-        if table.status == TableStatus.RUNNING:
-            _after_commit_bots(table, get_engine(table.game))
-        _after_commit_broadcast(table, [])
+    # Outside a transaction the after-commit hooks run at once.
+    if table.status == TableStatus.RUNNING:
+        _after_commit_bots(table, get_engine(table.game))
+    _after_commit_broadcast(table, [])
 
 
 # ----- deadlines -------------------------------------------------------------------------
