@@ -140,20 +140,20 @@ class Table(models.Model):
     """
 
     room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="tables")
-    status = models.CharField(max_length=10, choices=TableStatus.choices, default=TableStatus.OPEN, db_index=True)
+    status = models.CharField(max_length=10, choices=TableStatus.choices, default=TableStatus.OPEN)
     seed_hex = models.CharField(max_length=64)
     commitment = models.CharField(max_length=64)
     committed_at = models.DateTimeField()
     options = models.JSONField(default=dict, blank=True)  # the engine options this table runs with
     state = models.JSONField(null=True, blank=True)
     version = models.PositiveIntegerField(default=0)
-    deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    deadline_at = models.DateTimeField(null=True, blank=True)
     deadline_seat = models.SmallIntegerField(null=True, blank=True)
     deadline_enqueued_at = models.DateTimeField(null=True, blank=True)
     host = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                              related_name="hosted_tables")
     is_private = models.BooleanField(default=False)
-    invite_code = models.CharField(max_length=16, blank=True, db_index=True)
+    invite_code = models.CharField(max_length=16, blank=True)  # compared after the lock, never looked up
     seat_count = models.PositiveSmallIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -166,6 +166,8 @@ class Table(models.Model):
     seating = models.JSONField(default=list, blank=True)
 
     class Meta:
+        # The only index a move's update must maintain besides the keys (a changed deadline rules out a
+        # HOT update): status alone and deadline_at alone are its prefixes or unused.
         indexes = [models.Index(fields=["status", "deadline_at"], name="table_due_idx")]
         constraints = [
             models.CheckConstraint(
@@ -234,7 +236,8 @@ class TableMove(models.Model):
     history; the proof document and replays re-assemble the log from these rows.
     """
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="moves")
+    # db_index off: the (table, seq) constraint's index serves lookups by table, one index less per row.
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="moves", db_index=False)
     seq = models.PositiveIntegerField()
     seat = models.SmallIntegerField(null=True, blank=True)
     move = models.JSONField()
@@ -255,7 +258,8 @@ class TableMove(models.Model):
 class TableEvent(models.Model):
     """Append-only, numbered per table. ``payload`` is public (safe for every viewer)."""
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events")
+    # db_index off: the (table, seq) constraint's index serves lookups by table, one index less per row.
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     kind = models.CharField(max_length=32)
     payload = models.JSONField(default=dict)
