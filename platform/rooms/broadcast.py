@@ -54,7 +54,7 @@ def table_changed(table: Table, *, events: list[dict], seats_changed: bool = Fal
         host = selectors.host_name(table)
     messages: list[tuple[str, dict]] = []
     if seats_changed:
-        messages.append((all_group(table_id), {"type": "table.seats", "version": table.version}))
+        messages.append((all_group(table_id), {"type": "table.seats", "table": table_id, "version": table.version}))
     messages.append((all_group(table_id), state_message(table, events=events, seats=seats, host=host)))
     try:
         publish(messages)
@@ -79,7 +79,7 @@ def state_message(table: Table, *, events: list[dict], seats: list[dict], host: 
                                                       host=host))
     frames[WATCH] = dumps(selectors.table_frame(table=table, seat_number=None, seats=seats, host=host))
     events_text = dumps({"type": "event", "version": table.version, "events": events}) if events else None
-    return {"type": "table.state", "version": table.version, "frames": frames, "seats": seat_of,
+    return {"type": "table.state", "table": table.pk, "version": table.version, "frames": frames, "seats": seat_of,
             "events": events_text}
 
 

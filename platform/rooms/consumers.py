@@ -7,16 +7,18 @@ them through ``services.table_play`` off the event loop.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
+from collections import deque
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from rooms import broadcast, move_pool, selectors
+from rooms import broadcast, move_pool, relay, selectors
 from rooms.errors import TableError
 from rooms.models import Table
 
@@ -58,13 +60,22 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.tokens = float(RATE_CAPACITY)
         self.last_refill = time.monotonic()
         await self.accept()
-        # One group per table: every move's message carries each seat's frame and the spectators'.
-        self.groups_joined = [broadcast.all_group(self.table_id), broadcast.user_group(user.pk)]
+        # Table messages (each carries every seat's frame and the spectators') come through the
+        # process's relay, decoded once for all its sockets; the user's group (logout, tournament
+        # moves) through this consumer's own channel.
+        self.outbox: deque[dict] = deque()
+        self.outbox_sender: asyncio.Task | None = None
+        self.relay_joined = relay.for_running_loop(self.channel_layer)
+        await self.relay_joined.join(self.table_id, self)
+        self.groups_joined = [broadcast.user_group(user.pk)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self._send_snapshot()
 
     async def disconnect(self, code: int) -> None:
+        if getattr(self, "relay_joined", None) is not None:
+            await self.relay_joined.leave(self.table_id, self)
+            self.outbox.clear()
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 
@@ -129,7 +140,28 @@ class TableConsumer(AsyncWebsocketConsumer):
             log.exception("move on table %s failed", self.table_id)
             await self._error("unavailable", "The move could not be applied just now; try again.", client_id)
 
-    # ----- outgoing (group handlers) -------------------------------------------------
+    # ----- outgoing (from the relay, in order, off the relay's own loop) -----------------
+    def relay(self, message: dict) -> None:
+        """Queue a table message; one task per burst sends them in order, so a socket whose client
+        reads slowly holds up only itself."""
+        self.outbox.append(message)
+        if self.outbox_sender is None:
+            self.outbox_sender = asyncio.get_running_loop().create_task(self._send_outbox())
+
+    async def _send_outbox(self) -> None:
+        try:
+            while self.outbox:
+                message = self.outbox.popleft()
+                if message["type"] == "table.state":
+                    await self.table_state(message)
+                elif message["type"] == "table.seats":
+                    await self.table_seats(message)
+        except Exception:  # the socket went away mid-send: nothing left to tell it
+            self.outbox.clear()
+            log.debug("table %s: outbox dropped", self.table_id, exc_info=True)
+        finally:
+            self.outbox_sender = None
+
     async def table_state(self, event: dict) -> None:
         """Forward this socket's own frame of the move (its user's seat's, or the spectators' when the
         user holds no seat at that version), serialised once by the broadcaster, after the move's
@@ -193,7 +225,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         return seat, selectors.table_frame(table=table, seat_number=seat)
 
     async def _send_snapshot(self, client_id=None) -> None:
-        self.seat, frame = await self._snapshot()
+        seat, frame = await self._snapshot()
+        if frame["version"] < getattr(self, "last_version", -1) and client_id is None:
+            return  # the relay sent a newer frame while this one was read: never step a client back
+        self.seat = seat
         self.last_version = max(getattr(self, "last_version", -1), frame["version"])
         if client_id is not None:
             frame = {**frame, "id": client_id}

@@ -20,7 +20,7 @@ from functools import cache
 
 import psycopg
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import JSONField
 from django.utils import timezone
 from psycopg.types.json import Jsonb
@@ -64,17 +64,23 @@ def _json_from_db(value, expression, connection):
         return value  # as JSONField.from_db_value does
 
 
-def _db_value(field, value):
+def _db():
+    """This thread's connection itself: ``django.db.connection`` is a proxy that looks it up on every
+    attribute read (an asgiref ``Local``), some 50 times a move here."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
+def _db_value(db, field, value):
     """``field.get_db_prep_save``, but a plain JSON value for PostgreSQL is encoded with orjson."""
-    if value is not None and connection.vendor == "postgresql" and _plain_json(field):
+    if value is not None and db.vendor == "postgresql" and _plain_json(field):
         return Jsonb(value, dumps=fastjson.dumps)
-    return field.get_db_prep_save(value, connection)
+    return field.get_db_prep_save(value, db)
 
 
-def _server_cursor():
+def _server_cursor(db):
     """A cursor that binds on the server (Django's binds on the client) on the default connection."""
-    connection.ensure_connection()
-    raw = connection.connection
+    db.ensure_connection()
+    raw = db.connection
     if raw.prepare_threshold is None:
         # Django turns preparing off; its own (client-binding) cursors never prepare anyway, so
         # this lets only these statements be prepared.
@@ -82,37 +88,43 @@ def _server_cursor():
     return psycopg.Cursor(raw)
 
 
-def _instance(model, values: list):
+def _instance(db, model, values: list):
     fields = model._meta.concrete_fields
-    for index, convert in enumerate(_converters(connection.vendor, model)):
+    for index, convert in enumerate(_converters(db.vendor, model)):
         for converter in convert:
-            values[index] = converter(values[index], fields[index], connection)
-    return model.from_db(connection.alias, [f.attname for f in fields], values)
+            values[index] = converter(values[index], fields[index], db)
+    return model.from_db(db.alias, _attnames(model), values)
+
+
+@cache
+def _attnames(model) -> list[str]:
+    return [f.attname for f in model._meta.concrete_fields]
 
 
 def lock_table(table_id: int) -> Table | None:
     """The table with its room (and its host's username), row-locked: only the table's row, as
     locking the room's would serialise every table of a room. None when there is no such table."""
-    features = connection.features
-    sql = _lock_sql(connection.vendor, features.has_select_for_update, features.has_select_for_update_of)
-    if connection.vendor == "postgresql":
+    db = _db()
+    features = db.features
+    sql = _lock_sql(db.vendor, features.has_select_for_update, features.has_select_for_update_of)
+    if db.vendor == "postgresql":
         # Django's wrapper turns psycopg's errors into Django's (a broken connection is then an
         # OperationalError that the move pool and the tasks retry on, and Django marks it unusable).
-        with connection.wrap_database_errors, _server_cursor() as cursor:
+        with db.wrap_database_errors, _server_cursor(db) as cursor:
             cursor.execute(sql, [table_id], prepare=True)
             row = cursor.fetchone()
     else:
-        with connection.cursor() as cursor:
+        with db.cursor() as cursor:
             cursor.execute(sql, [table_id])
             row = cursor.fetchone()
     if row is None:
         return None
     table_width, room_width = len(Table._meta.concrete_fields), len(Room._meta.concrete_fields)
-    table = _instance(Table, list(row[:table_width]))
-    table.room = _instance(Room, list(row[table_width:table_width + room_width]))
+    table = _instance(db, Table, list(row[:table_width]))
+    table.room = _instance(db, Room, list(row[table_width:table_width + room_width]))
     if table.host_id is not None:
         # Only the username is loaded; any other field of the host is fetched if ever read.
-        table.host = get_user_model().from_db(connection.alias, ["id", "username"], [table.host_id, row[-1]])
+        table.host = get_user_model().from_db(db.alias, ["id", "username"], [table.host_id, row[-1]])
     return table
 
 
@@ -122,12 +134,13 @@ Statement = tuple[str, list]  # SQL and its parameters
 def log_statements(table: Table, moves: list[dict], events: list[tuple[int, dict]]) -> list[Statement]:
     """The inserts of a step's move-log rows and (seq, event) rows, for ``execute``."""
     statements: list[Statement] = []
+    db = _db()
     if moves:
-        statements.append(_insert(TableMove, ["table", "seq", "seat", "move", "now_ms"],
+        statements.append(_insert(db, TableMove, ["table", "seq", "seat", "move", "now_ms"],
                                   [[table.pk, m["seq"], m["seat"], m["move"], m["now_ms"]] for m in moves]))
     if events:
         now = timezone.now()
-        statements.append(_insert(TableEvent, ["table", "seq", "kind", "payload", "version", "created_at"],
+        statements.append(_insert(db, TableEvent, ["table", "seq", "kind", "payload", "version", "created_at"],
                                   [[table.pk, seq, e.get("type", "event"), e, table.version, now]
                                    for seq, e in events]))
     return statements
@@ -135,13 +148,14 @@ def log_statements(table: Table, moves: list[dict], events: list[tuple[int, dict
 
 def update_statement(table: Table, fields: list[str]) -> Statement:
     """The ``UPDATE`` of the given fields of the table row (the caller holds its lock), for ``execute``."""
-    qn = connection.ops.quote_name
+    db = _db()
+    qn = db.ops.quote_name
     meta = Table._meta
     assignments, params = [], []
     for name in fields:
         field = meta.get_field(name)
         assignments.append(f"{qn(field.column)} = %s")
-        params.append(_db_value(field, getattr(table, field.attname)))
+        params.append(_db_value(db, field, getattr(table, field.attname)))
     params.append(table.pk)
     return f"UPDATE {qn(meta.db_table)} SET {', '.join(assignments)} WHERE {qn('id')} = %s", params
 
@@ -151,22 +165,23 @@ def execute(statements: list[Statement]) -> None:
     data-modifying ``WITH`` parts: they touch different rows, so their order does not matter)."""
     if not statements:
         return
-    if connection.vendor != "postgresql":
-        with connection.cursor() as cursor:
+    db = _db()
+    if db.vendor != "postgresql":
+        with db.cursor() as cursor:
             for sql, params in statements:
                 cursor.execute(sql, params)
         return
     parts = [f"w{i} AS ({sql})" for i, (sql, _) in enumerate(statements[:-1])]
     sql = (f"WITH {', '.join(parts)} " if parts else "") + statements[-1][0]
-    with connection.wrap_database_errors, _server_cursor() as cursor:
+    with db.wrap_database_errors, _server_cursor(db) as cursor:
         cursor.execute(sql, [p for _, params in statements for p in params], prepare=True)
 
 
-def _insert(model, names: list[str], rows: list[list]) -> Statement:
-    qn = connection.ops.quote_name
+def _insert(db, model, names: list[str], rows: list[list]) -> Statement:
+    qn = db.ops.quote_name
     fields = [model._meta.get_field(name) for name in names]
     placeholders = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    params = [_db_value(field, value) for row in rows for field, value in zip(fields, row, strict=True)]
+    params = [_db_value(db, field, value) for row in rows for field, value in zip(fields, row, strict=True)]
     sql = (f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
            f"VALUES {', '.join([placeholders] * len(rows))}")
     return sql, params

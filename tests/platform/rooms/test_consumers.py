@@ -261,7 +261,8 @@ async def test_a_socket_follows_its_seat_when_the_start_renumbers_and_ignores_st
     assert (await comm.receive_json_from(timeout=10))["seat"] == 1
     await sync_to_async(services.table_start)(table_id=table.pk, by=host)  # seats close up: host 0, guest 1
     # Notices from different processes may arrive in any order: send an extra, late one.
-    await get_channel_layer().group_send(broadcast.all_group(table.pk), {"type": "table.seats", "version": 0})
+    await get_channel_layer().group_send(broadcast.all_group(table.pk),
+                                         {"type": "table.seats", "table": table.pk, "version": 0})
     seen = []
     while not await comm.receive_nothing(timeout=1.5):  # (a receive that times out kills the app)
         frame = await comm.receive_json_from(timeout=5)
@@ -288,13 +289,14 @@ async def test_a_socket_forwards_its_users_frame_whatever_seat_it_last_heard_of(
               str(guest.pk): json.dumps({"type": "state", "who": "guest"}),
               broadcast.WATCH: json.dumps({"type": "state", "who": "spectators"})}
     # Renumbered: the host is now seat 0 and the guest seat 1 (the socket still thinks "1").
-    await layer.group_send(broadcast.all_group(table.pk), {"type": "table.state", "version": 7, "frames": frames,
-                                                          "seats": {str(host.pk): 0, str(guest.pk): 1},
-                                                          "events": None})
+    await layer.group_send(broadcast.all_group(table.pk), {"type": "table.state", "table": table.pk, "version": 7,
+                                                          "frames": frames, "events": None,
+                                                          "seats": {str(host.pk): 0, str(guest.pk): 1}})
     assert (await comm.receive_json_from(timeout=10))["who"] == "host"
     del frames[str(host.pk)]  # the host left the game
-    await layer.group_send(broadcast.all_group(table.pk), {"type": "table.state", "version": 8, "frames": frames,
-                                                          "seats": {str(guest.pk): 1}, "events": None})
+    await layer.group_send(broadcast.all_group(table.pk), {"type": "table.state", "table": table.pk, "version": 8,
+                                                          "frames": frames, "seats": {str(guest.pk): 1},
+                                                          "events": None})
     assert (await comm.receive_json_from(timeout=10))["who"] == "spectators"
     await comm.send_json_to({"type": "move", "move": {"type": "draw"}, "version": 8, "id": "late"})
     error = await comm.receive_json_from(timeout=10)
