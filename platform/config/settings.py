@@ -182,8 +182,9 @@ CELERY_TASK_IGNORE_RESULT = True  # nothing waits on a move's result; storing it
 CELERY_TASK_DEFAULT_QUEUE = "moves"
 CELERY_TASK_ROUTES = {"gameworkers.tasks.bot_*": {"queue": "bots"}}
 # Threads per ASGI process that apply its sockets' moves (rooms.move_pool), each with its own
-# database connection.
-MOVE_THREADS = env.int("MOVE_THREADS", default=4)
+# database connection. Two keep a process's database round trips overlapping; more only fight over
+# the GIL and the cores once the machine is busy (docs/benchmarks.md: 4 collapsed under load that 2 held).
+MOVE_THREADS = env.int("MOVE_THREADS", default=2)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
