@@ -18,11 +18,10 @@ State layout (plain JSON). Besides the base keys (see base.py):
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from . import fairness
-from .base import Engine, Event, IllegalMove, Move, State, require_dict, require_int
+from .base import Engine, Event, IllegalMove, Move, State, copy_json, require_dict, require_int
 
 DECK: tuple[str, ...] = fairness.OTUZBIR_DECK
 
@@ -728,8 +727,8 @@ class OtuzbirEngine(Engine):
             # the 0:ebe draw was a separate, public, face-up shuffle (rank and suit, see the rules doc)
             "ebe_draw": [[{"seat": x["seat"], "rank": x["card"][1], "suit": x["card"][0]} for x in rnd]
                          for rnd in state["ebe_draw"]],
-            "last_hand": copy.deepcopy(state["last_hand"]),
-            "result": copy.deepcopy(state["result"]),
+            "last_hand": copy_json(state["last_hand"]),
+            "result": copy_json(state["result"]),
         }
         if seat is not None and 0 <= seat < n:
             view["can_stand"] = (state["phase"] == "turn" and state["turn"] == seat
