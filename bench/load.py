@@ -238,7 +238,9 @@ async def client(url: str, cookie: str, stats: dict, window: dict, think: tuple[
                     continue
                 version = frame["version"]
                 for sent_version in [v for v in pending if v < version]:
-                    stats["latency"].append(time.monotonic() - pending.pop(sent_version))
+                    took = time.monotonic() - pending.pop(sent_version)
+                    stats["latency"].append(took)
+                    stats.setdefault("latency_by_game", {}).setdefault(frame.get("game"), []).append(took)
                 if frame["status"] != "running" or not frame.get("legal"):
                     continue
                 if frame.get("deadline_seat") != frame["seat"] or version in pending:
@@ -343,6 +345,8 @@ def run(args) -> dict:
             "moves_per_s": round(moves / elapsed, 1),
             "latency_ms_p50": round(1000 * pct(stats["latency"], 50), 1),
             "latency_ms_p99": round(1000 * pct(stats["latency"], 99), 1),
+            "latency_ms_p50_p99_by_game": {game: [round(1000 * pct(v, 50), 1), round(1000 * pct(v, 99), 1)]
+                                           for game, v in sorted(stats.get("latency_by_game", {}).items())},
             "timer_late_ms_p50": pct(late, 50), "timer_late_ms_p99": pct(late, 99), "timer_fired": len(late),
             "server_cpu_ms_per_move": round(1000 * cpu / moves, 2) if moves else None,
             "cpu_ms_per_move_by_part": {k: round(1000 * v / moves, 2) for k, v in parts.items()} if moves else None,
