@@ -15,7 +15,7 @@ from functools import partial
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
-from rooms import services
+from rooms import broadcast, services
 from rooms.errors import TableError
 
 _executor: ThreadPoolExecutor | None = None
@@ -24,7 +24,10 @@ _executor: ThreadPoolExecutor | None = None
 def _pool() -> ThreadPoolExecutor:
     global _executor
     if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=settings.MOVE_THREADS, thread_name_prefix="moves")
+        # The threads hand their broadcasts to one thread of their own (rooms.broadcast.hand_off_to).
+        broadcaster = ThreadPoolExecutor(max_workers=1, thread_name_prefix="broadcast")
+        _executor = ThreadPoolExecutor(max_workers=settings.MOVE_THREADS, thread_name_prefix="moves",
+                                       initializer=broadcast.hand_off_to, initargs=(broadcaster.submit,))
     return _executor
 
 
