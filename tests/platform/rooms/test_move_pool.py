@@ -91,3 +91,28 @@ def test_a_move_whose_commit_went_through_before_the_connection_broke_is_announc
     assert calls == [0, 0] and announced == [1, 1]  # the first commit's own broadcast, then the announcement
     table.refresh_from_db()
     assert table.version == 1 and table.moves.count() == 1
+
+
+def test_a_pool_thread_hands_its_broadcast_to_the_broadcaster_thread(monkeypatch):
+    """The move's thread returns once committed; the frames go out from the process's broadcaster."""
+    import asyncio
+    import threading
+
+    from rooms import broadcast
+
+    monkeypatch.setattr("gameworkers.tasks.schedule_bot_turn", lambda *a, **k: None)
+    table, seat, user = _running_table()
+    sent: list[tuple[str, int]] = []
+    done = threading.Event()
+
+    def record(messages):
+        sent.extend((threading.current_thread().name, m["version"]) for _g, m in messages if "version" in m)
+        done.set()
+
+    monkeypatch.setattr(broadcast, "publish", record)
+    version = asyncio.run(move_pool.play_async(table_id=table.pk, seat_number=seat, move=_first_legal(table, seat),
+                                               expected_version=0, user_id=user.pk))
+    assert version == 1
+    assert done.wait(10)
+    assert [(name.split("_")[0], v) for name, v in sent] == [("broadcast", 1)]
+    assert getattr(broadcast._handoff, "submit", None) is None  # this (test) thread still sends inline
