@@ -227,6 +227,9 @@ async def client(url: str, cookie: str, stats: dict, window: dict, think: tuple[
     try:
         await window["go"].wait()
         pending: dict[int, float] = {}
+        # Wake this task only for a frame that may need it: one that may answer a pending move, or
+        # one offering this seat legal moves (an event frame, or a state with "legal":[], needs nothing).
+        ws.keep = lambda raw: bool(pending) or (not raw.startswith(b'{"type":"event"') and b'"legal":[]' not in raw)
         # One timeout for the whole game, not one per frame (asyncio.wait_for costs a task each time).
         async with asyncio.timeout_at(loop.time() + window["stop_at"] - time.monotonic()):
             while True:
@@ -235,11 +238,16 @@ async def client(url: str, cookie: str, stats: dict, window: dict, think: tuple[
                     continue  # the public event frame before each state: nothing to act on
                 frame = orjson.loads(raw)
                 if frame.get("type") != "state":
+                    if frame.get("type") == "error":
+                        refused = stats.setdefault("refused", Counter())
+                        refused[frame.get("code")] += 1
                     continue
                 version = frame["version"]
                 for sent_version in [v for v in pending if v < version]:
-                    took = time.monotonic() - pending.pop(sent_version)
+                    sent_at = pending.pop(sent_version)
+                    took = time.monotonic() - sent_at
                     stats["latency"].append(took)
+                    stats.setdefault("timeline", []).append((sent_at, took))
                     stats.setdefault("latency_by_game", {}).setdefault(frame.get("game"), []).append(took)
                 if frame["status"] != "running" or not frame.get("legal"):
                     continue
@@ -332,6 +340,8 @@ def run(args) -> dict:
             await asyncio.gather(*tasks)
 
         run_clients(main())
+        if os.environ.get("BENCH_TIMELINE"):  # (sent at, latency) of every move, for finding stalls
+            Path(os.environ["BENCH_TIMELINE"]).write_text(json.dumps(stats.get("timeline", [])))
         since, v0, cpu0, t0 = mark["since"], mark["v0"], mark["cpu0"], mark["t0"]
         elapsed = time.monotonic() - t0
         moves = table_versions(ids) - v0
@@ -351,6 +361,7 @@ def run(args) -> dict:
             "server_cpu_ms_per_move": round(1000 * cpu / moves, 2) if moves else None,
             "cpu_ms_per_move_by_part": {k: round(1000 * v / moves, 2) for k, v in parts.items()} if moves else None,
             "machine_cpu_busy_pct": round(100 * sum(parts.values()) / elapsed / (os.cpu_count() or 1)),
+            "moves_refused": dict(stats.get("refused", {})),
             "client_errors": len(stats["errors"]),
             "client_error_kinds": dict(Counter(stats["errors"]).most_common(3)),
         }

@@ -15,6 +15,7 @@ import hashlib
 import os
 import struct
 from collections import deque
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -49,6 +50,10 @@ def _frame(opcode: int, payload: bytes) -> bytes:
 
 
 class LeanWebSocket(asyncio.Protocol):
+    #: Set by the user: a message for which it returns False is dropped where it is parsed, without
+    #: waking the task that reads (most of a player's frames need no action).
+    keep: Callable[[bytes], bool] | None = None
+
     def __init__(self, key: str) -> None:
         self.accept = base64.b64encode(hashlib.sha1(key.encode() + _GUID).digest()).decode()
         self.buffer = bytearray()
@@ -106,9 +111,11 @@ class LeanWebSocket(asyncio.Protocol):
             opcode = b0 & 0x0F
             if opcode in (0x1, 0x2, 0x0):
                 if b0 & 0x80:
-                    self.messages.append(b"".join([*self.fragments, payload]) if self.fragments else payload)
+                    message = b"".join([*self.fragments, payload]) if self.fragments else payload
                     self.fragments = []
-                    got = True
+                    if self.keep is None or self.keep(message):
+                        self.messages.append(message)
+                        got = True
                 else:
                     self.fragments.append(payload)
             elif opcode == 0x9:
