@@ -140,7 +140,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             log.exception("move on table %s failed", self.table_id)
             await self._error("unavailable", "The move could not be applied just now; try again.", client_id)
 
-    # ----- outgoing (from the relay, in order, off the relay's own loop) -----------------
+    # ----- outgoing (table messages from the relay, sent in order by this socket's own task) ----
     def relay(self, message: dict) -> None:
         """Queue a table message; one task per burst sends them in order, so a socket whose client
         reads slowly holds up only itself."""
