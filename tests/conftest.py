@@ -110,6 +110,20 @@ def celery_worker_process(transactional_db):
     stop_process(proc)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _end_kept_connections(django_db_setup, django_db_blocker):
+    """Threads that outlive their tests keep their connections (the move pool's, asgiref's): end them
+    before the test database is dropped, which PostgreSQL refuses while anyone is connected."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+
+
 @pytest.fixture(autouse=True)
 def _clear_cache():
     """Each test starts with an empty cache (login throttles and rate limits live there)."""
