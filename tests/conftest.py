@@ -110,10 +110,10 @@ def celery_worker_process(transactional_db):
     stop_process(proc)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _end_kept_connections(django_db_setup, django_db_blocker):
-    """Threads that outlive their tests keep their connections (the move pool's, asgiref's): end them
-    before the test database is dropped, which PostgreSQL refuses while anyone is connected."""
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's, then, before the test database is dropped, end the connections that threads
+    outliving their tests kept (the move pool's, asgiref's): PostgreSQL refuses the drop otherwise."""
     yield
     from django.db import connection
 

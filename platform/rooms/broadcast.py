@@ -7,7 +7,8 @@ asks for a resync.
 
 Frames are serialised to JSON once, here, and the socket forwards the text as it is. With the
 Redis pub/sub layer (the configured one) every message of one broadcast goes out in a single
-pipelined round trip from this synchronous code: no event loop and no thread hop per move.
+round trip from synchronous code (no event loop); a move-pool thread hands that work to its
+process's broadcaster thread (``hand_off_to``).
 """
 
 from __future__ import annotations
