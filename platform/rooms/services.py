@@ -311,7 +311,8 @@ def table_play(*, table_id: int, seat_number: int, move: dict, expected_version:
             entry["timeouts"] = 0
             Seat.objects.filter(table=table, number=seat_number, status=SeatStatus.SEATED).update(
                 consecutive_timeouts=0)
-        _after_move(table, engine, events)
+        # The move's writes are the transaction's last statements: COMMIT goes with them.
+        _after_move(table, engine, events, commit=True)
         return table.version
 
 
@@ -387,17 +388,22 @@ def _mark_out(table: Table, number: int, status: str) -> None:
         _refresh_seating(table)
 
 
-def _after_move(table: Table, engine, events: list[dict]) -> None:
+def _after_move(table: Table, engine, events: list[dict], *, commit: bool = False) -> None:
+    """Write the step and register its announcements. ``commit``: the caller's transaction ends with
+    this step's writes (``rows.execute`` may then send COMMIT with them, after the on-commit hooks
+    are registered); a finished game still settles first, in the same transaction."""
     log, table.unsaved_log = getattr(table, "unsaved_log", []), []
     if engine.is_over(table.state):
         rows.execute(log)
         _finish_locked(table, engine)
-    else:
-        _set_deadline(table, engine)
-        rows.execute([*log, rows.update_statement(table, [
-            "state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at", "last_event_seq", "seating"])])
-        _after_commit_bots(table, engine)
+        _after_commit_broadcast(table, events)
+        return
+    _set_deadline(table, engine)
+    _after_commit_bots(table, engine)
     _after_commit_broadcast(table, events)
+    rows.execute([*log, rows.update_statement(table, [
+        "state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at", "last_event_seq", "seating"])],
+        commit=commit)
 
 
 def _leave_running(table: Table, seat: Seat) -> None:

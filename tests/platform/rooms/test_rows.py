@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from django.db import transaction
+import pytest
+from django.db import IntegrityError, connection, transaction
+from psycopg import pq
 
+from core import pg_pipeline
 from gameworkers.engines import get_engine
-from rooms import rows, services
+from rooms import broadcast, rows, services
 from rooms.models import Table, TableEvent, TableMove
 
 
@@ -31,7 +34,7 @@ def test_the_locked_table_equals_the_orm_one(lembar_room, make_user):
         assert rows.lock_table(10**9) is None
 
 
-def test_the_move_rows_and_the_table_update_read_back_through_the_orm(lembar_room, make_user):
+def _started_table(lembar_room, make_user) -> tuple[Table, int, dict]:
     host, guest = make_user(), make_user()
     table = services.table_open(room=lembar_room, host=host)
     services.table_sit(table_id=table.pk, user=host)
@@ -39,7 +42,11 @@ def test_the_move_rows_and_the_table_update_read_back_through_the_orm(lembar_roo
     table = services.table_start(table_id=table.pk, by=host)
     engine = get_engine("lembar")
     seat = engine.to_act(table.state)[0]
-    move = engine.legal_moves(table.state, seat)[0]
+    return table, seat, engine.legal_moves(table.state, seat)[0]
+
+
+def test_the_move_rows_and_the_table_update_read_back_through_the_orm(lembar_room, make_user):
+    table, seat, move = _started_table(lembar_room, make_user)
     version = services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0)
     table.refresh_from_db()
     assert version == table.version == 1 and table.state["move_count"] == 1 and table.state["moves"] == []
@@ -50,3 +57,68 @@ def test_the_move_rows_and_the_table_update_read_back_through_the_orm(lembar_roo
     assert [e.seq for e in TableEvent.objects.filter(table=table).order_by("seq")] == list(
         range(1, table.last_event_seq + 1))
     assert events[0].payload["type"] == events[0].kind
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_commits_with_its_writes_and_its_on_commit_hooks_still_run(lembar_room, make_user, monkeypatch):
+    table, seat, move = _started_table(lembar_room, make_user)
+    announced, after_writes = [], []
+    monkeypatch.setattr(broadcast, "table_changed", lambda t, **kw: announced.append(t.version))
+    execute = rows.execute
+
+    def execute_and_look(statements, **kw):
+        execute(statements, **kw)
+        if connection.vendor == "postgresql":  # the server's view: committed with the writes
+            after_writes.append(connection.connection.pgconn.transaction_status == pq.TransactionStatus.IDLE)
+
+    monkeypatch.setattr(rows, "execute", execute_and_look)
+    version = services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0)
+    assert version == 1 and announced == [1]
+    assert after_writes == ([True] if connection.vendor == "postgresql" else [])
+    assert Table.objects.get(pk=table.pk).version == 1 and TableMove.objects.filter(table=table).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_inside_an_outer_transaction_does_not_commit_it(lembar_room, make_user, monkeypatch):
+    """The COMMIT goes with the writes only when the move's transaction is the outermost: inside a
+    caller's, the caller's rollback still undoes the move."""
+    table, seat, move = _started_table(lembar_room, make_user)
+    announced = []
+    monkeypatch.setattr(broadcast, "table_changed", lambda t, **kw: announced.append(t.version))
+
+    class Undo(Exception):
+        pass
+
+    with pytest.raises(Undo), transaction.atomic():
+        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0)
+        raise Undo
+    assert Table.objects.get(pk=table.pk).version == 0 and not TableMove.objects.filter(table=table).exists()
+    assert announced == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_write_rolls_the_move_back_and_announces_nothing(lembar_room, make_user, monkeypatch):
+    table, seat, move = _started_table(lembar_room, make_user)
+    announced = []
+    monkeypatch.setattr(broadcast, "table_changed", lambda t, **kw: announced.append(t.version))
+    TableMove.objects.create(table=table, seq=1, seat=seat, move=move, now_ms=0)  # the move's row is taken
+    with pytest.raises(IntegrityError):
+        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0)
+    assert Table.objects.get(pk=table.pk).version == 0 and announced == []
+    assert not connection.needs_rollback and not connection.in_atomic_block
+    TableMove.objects.filter(table=table).delete()
+    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0) == 1
+    assert announced == [1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_pipeline_mode_a_move_still_commits_once(lembar_room, make_user, monkeypatch):
+    """A libpq older than 14 has no pipeline mode: one statement per round trip, Django commits."""
+    monkeypatch.setattr(pg_pipeline, "available", lambda: False)
+    table, seat, move = _started_table(lembar_room, make_user)
+    announced = []
+    monkeypatch.setattr(broadcast, "table_changed", lambda t, **kw: announced.append(t.version))
+    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0) == 1
+    assert announced == [1] and Table.objects.get(pk=table.pk).version == 1
+    with transaction.atomic():
+        assert rows.lock_table(table.pk).version == 1

@@ -1,0 +1,171 @@
+"""Several PostgreSQL statements in one round trip: libpq's pipeline mode, driven directly.
+
+psycopg's own pipeline mode does not save the round trips that matter to a short transaction: it
+syncs right after the ``BEGIN`` it adds, so ``BEGIN`` still costs a round trip of its own, and it
+waits for the socket once per command sent. Here every command of a batch is handed to libpq,
+followed by one Sync, and the thread waits once for the replies (with the GIL released).
+
+The statements are prepared on the connection the first time they are seen (one ``Parse`` in the
+same batch), as psycopg's ``prepare=True`` would, and their parameters and rows go through the
+connection's own adapters, so values come back exactly as from a psycopg cursor.
+
+Used by ``rooms.rows`` on a move's hot path: ``BEGIN`` with the row lock, and the writes with
+``COMMIT``. Needs libpq 14 (``available``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import select
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from psycopg import errors, pq
+from psycopg._queries import PostgresQuery
+from psycopg.adapt import Transformer
+
+MAX_PREPARED = 64  # statements kept prepared per connection; more are sent unprepared
+
+_OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK, pq.ExecStatus.EMPTY_QUERY)
+_names = itertools.count(1)
+# Per connection: (query, parameter types) -> name of the statement prepared on it.
+_prepared: weakref.WeakKeyDictionary[psycopg.Connection, dict[tuple[bytes, tuple[int, ...]], bytes]] = (
+    weakref.WeakKeyDictionary())
+
+
+class Command:
+    """A statement with parameters (``%s`` placeholders), or with ``params=None`` a bare command
+    such as ``COMMIT``."""
+
+    __slots__ = ("sql", "params")
+
+    def __init__(self, sql: str | bytes, params: Sequence[Any] | None = None) -> None:
+        self.sql = sql
+        self.params = params
+
+
+def available() -> bool:
+    return psycopg.capabilities.has_pipeline()
+
+
+def begin_command(conn: psycopg.Connection) -> Command | None:
+    """The ``BEGIN`` psycopg would send before the next statement (honouring the connection's
+    isolation level), or None when it would send none (autocommit, or a transaction is open)."""
+    if conn.autocommit or conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+        return None
+    return Command(conn._get_tx_start_command())
+
+
+def round_trip(conn: psycopg.Connection, commands: Sequence[Command]) -> list[list[tuple]]:
+    """Send the commands in one batch and wait once: each command's rows, in order.
+
+    A statement that fails raises its psycopg error (the ones after it are skipped by the server,
+    and an open transaction is left failed, for the caller to roll back). Anything else that goes
+    wrong on the way (the connection broke) closes the connection and raises ``OperationalError``:
+    its state is then unknown.
+    """
+    pgconn = conn.pgconn
+    if pgconn.pipeline_status != pq.PipelineStatus.OFF:
+        raise psycopg.ProgrammingError("the connection is already in pipeline mode")
+    transformer = Transformer(conn)
+    prepared = _prepared.setdefault(conn, {})
+    pgconn.enter_pipeline_mode()
+    try:
+        try:
+            expected: list[tuple[str, Any]] = []  # what each result set answers
+            for command in commands:
+                _send(pgconn, transformer, prepared, command, expected)
+            pgconn.pipeline_sync()
+            while pgconn.flush():
+                _wait(pgconn, select.POLLOUT)
+            results = _collect(pgconn)
+        except psycopg.Error:
+            pgconn.finish()
+            raise
+        except Exception as exc:
+            pgconn.finish()
+            raise psycopg.OperationalError(f"pipeline failed: {exc!r}") from exc
+    finally:
+        if pgconn.status == pq.ConnStatus.OK:
+            pgconn.exit_pipeline_mode()
+    return _rows(pgconn, transformer, prepared, expected, results)
+
+
+def _send(pgconn, transformer: Transformer, prepared: dict, command: Command, expected: list) -> None:
+    if command.params is None:
+        sql = command.sql.encode() if isinstance(command.sql, str) else command.sql
+        pgconn.send_query_params(sql, None)
+        expected.append(("rows", None))
+        return
+    query = PostgresQuery(transformer)
+    query.convert(command.sql, command.params)
+    key = (query.query, query.types)
+    name = prepared.get(key)
+    if name is None and len(prepared) < MAX_PREPARED:
+        name = f"cardroom_{next(_names)}".encode()
+        pgconn.send_prepare(name, query.query, param_types=query.types)
+        expected.append(("prepare", (key, name)))
+    if name is None:
+        pgconn.send_query_params(query.query, query.params, param_formats=query.formats,
+                                 param_types=query.types)
+    else:
+        pgconn.send_query_prepared(name, query.params, param_formats=query.formats)
+    expected.append(("rows", None))
+
+
+def _wait(pgconn, events: int) -> None:
+    # poll, not select: an ASGI process holds thousands of sockets, so descriptors pass 1024.
+    poller = select.poll()
+    poller.register(pgconn.socket, events)
+    while not poller.poll():
+        pass
+
+
+def _collect(pgconn) -> list[list]:
+    """Every command's results, up to the Sync (as psycopg's ``pipeline_communicate`` reads them)."""
+    results: list[list] = []
+    current: list = []
+    while True:
+        _wait(pgconn, select.POLLIN)
+        pgconn.consume_input()
+        while not pgconn.is_busy():
+            result = pgconn.get_result()
+            if result is None:
+                if not current:
+                    break
+                results.append(current)
+                current = []
+            elif result.status == pq.ExecStatus.PIPELINE_SYNC:
+                return results
+            else:
+                current.append(result)
+
+
+def _rows(pgconn, transformer: Transformer, prepared: dict, expected: list, results: list[list]) -> list[list[tuple]]:
+    if len(results) != len(expected):
+        pgconn.finish()
+        raise psycopg.OperationalError(f"pipeline: {len(results)} results for {len(expected)} commands")
+    rows: list[list[tuple]] = []
+    error: Exception | None = None
+    for (kind, detail), group in zip(expected, results, strict=True):
+        result = group[-1]
+        if result.status not in _OK:
+            if error is None and result.status != pq.ExecStatus.PIPELINE_ABORTED:
+                error = errors.error_from_result(result, encoding=pgconn._encoding)
+            if kind == "rows":
+                rows.append([])
+            continue
+        if kind == "prepare":
+            key, name = detail
+            prepared[key] = name
+            continue
+        if result.status == pq.ExecStatus.TUPLES_OK and result.ntuples:
+            transformer.set_pgresult(result)
+            rows.append(transformer.load_rows(0, result.ntuples, tuple))
+        else:
+            rows.append([])
+    if error is not None:
+        raise error
+    return rows
