@@ -122,3 +122,15 @@ def test_without_pipeline_mode_a_move_still_commits_once(lembar_room, make_user,
     assert announced == [1] and Table.objects.get(pk=table.pk).version == 1
     with transaction.atomic():
         assert rows.lock_table(table.pk).version == 1
+
+
+def test_the_state_column_is_compressed_with_lz4_where_postgresql_has_it(db):
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL column setting")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'")
+        (has_lz4,) = cursor.fetchone()
+        cursor.execute("SELECT attcompression FROM pg_attribute WHERE attrelid = %s::regclass AND attname = 'state'",
+                       [Table._meta.db_table])
+        (method,) = cursor.fetchone()
+    assert method == ("l" if has_lz4 else "")
