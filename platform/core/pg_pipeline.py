@@ -130,6 +130,8 @@ def _collect(pgconn) -> list[list]:
     while True:
         _wait(pgconn, select.POLLIN)
         pgconn.consume_input()
+        if pgconn.status != pq.ConnStatus.OK:  # the server went away (its error may have come first)
+            raise psycopg.OperationalError("the connection was lost before the batch's replies")
         while not pgconn.is_busy():
             result = pgconn.get_result()
             if result is None:

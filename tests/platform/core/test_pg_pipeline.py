@@ -105,3 +105,12 @@ def test_the_pipeline_refuses_a_connection_already_in_pipeline_mode(conn):
     with conn.pipeline():
         with pytest.raises(psycopg.ProgrammingError):
             pg_pipeline.round_trip(conn, [Command("SELECT 1")])
+
+
+def test_a_connection_lost_inside_the_transaction_raises_operational_error(conn):
+    begin = pg_pipeline.begin_command(conn)
+    pg_pipeline.round_trip(conn, [begin, Command("INSERT INTO scratch VALUES (%s, %s)", [5, "e"])])
+    _in_other_session(f"SELECT pg_terminate_backend({conn.info.backend_pid})")
+    with pytest.raises(psycopg.OperationalError):
+        pg_pipeline.round_trip(conn, [Command("SELECT %s::int", [1]), Command(b"COMMIT")])
+    assert conn.closed
