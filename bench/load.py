@@ -280,6 +280,53 @@ def stagger_deadlines(ids: list[int], turn_seconds: int) -> None:
             deadline_at=now + timedelta(seconds=turn_seconds * (k + 1) / len(ids)), deadline_enqueued_at=None)
 
 
+# A fixed piece of pure-Python work, timed in CPU seconds every 2 s by a process of its own (~0.5 % of a
+# core): this virtual machine's speed per core wanders by +-20 % from minute to minute even when idle
+# (the host's other tenants; not counted as steal), which is the spread between runs of the same code.
+SPEED_PROBE = """
+import time
+while True:
+    start = time.process_time()
+    x = 0
+    for i in range(50_000):
+        x += i * i % 7
+    print(round((time.process_time() - start) * 1000, 2), flush=True)
+    time.sleep(2)
+"""
+
+
+def start_speed_probe() -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", SPEED_PROBE], stdout=subprocess.PIPE, text=True)
+
+
+def stop_speed_probe(probe: subprocess.Popen) -> dict | None:
+    """The probe's CPU ms per piece of work: median and range over the run (lower is a faster machine)."""
+    probe.terminate()
+    out, _ = probe.communicate(timeout=10)
+    values = sorted(float(v) for v in out.split())
+    if not values:
+        return None
+    return {"median": values[len(values) // 2], "min": values[0], "max": values[-1], "samples": len(values)}
+
+
+def cpu_jiffies() -> list[int] | None:
+    """The machine's CPU time by kind (/proc/stat: user, nice, system, idle, iowait, irq, softirq, steal)."""
+    try:
+        with open("/proc/stat") as stat:
+            return [int(v) for v in stat.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+
+
+def stolen_pct(before: list[int] | None, after: list[int] | None) -> float | None:
+    """Share of the machine's time its hypervisor gave to others (steal): runs of the same code on this
+    virtual machine differed by 15-20 % in CPU per move in every process at once."""
+    if not before or not after:
+        return None
+    delta = [b - a for a, b in zip(before, after, strict=True)]
+    return round(100 * delta[7] / sum(delta), 1) if sum(delta) else None
+
+
 def table_versions(ids: list[int]) -> int:
     from rooms.models import Table
 
@@ -299,6 +346,7 @@ def run(args) -> dict:
 
     games = args.games.split(",")
     stack = Stack(args.workers, web_processes=args.web_processes)
+    mark: dict = {}
     stack.start()
     try:
         if args.mode == "idle":
@@ -309,10 +357,10 @@ def run(args) -> dict:
         if args.mode == "timers":
             stagger_deadlines(ids, args.turn_seconds)
         stats = {"connected": 0, "sent": 0, "latency": [], "errors": []}
-        mark: dict = {}
 
         def start_clock() -> None:
-            mark.update(since=timezone.now(), v0=table_versions(ids), cpu0=stack.cpu_by_part(), t0=time.monotonic())
+            mark.update(since=timezone.now(), v0=table_versions(ids), cpu0=stack.cpu_by_part(), t0=time.monotonic(),
+                        stat0=cpu_jiffies(), probe=start_speed_probe())
 
         async def main() -> None:
             if args.mode != "play":
@@ -361,11 +409,15 @@ def run(args) -> dict:
             "server_cpu_ms_per_move": round(1000 * cpu / moves, 2) if moves else None,
             "cpu_ms_per_move_by_part": {k: round(1000 * v / moves, 2) for k, v in parts.items()} if moves else None,
             "machine_cpu_busy_pct": round(100 * sum(parts.values()) / elapsed / (os.cpu_count() or 1)),
+            "machine_cpu_stolen_pct": stolen_pct(mark["stat0"], cpu_jiffies()),
+            "speed_probe_cpu_ms": stop_speed_probe(mark["probe"]),
             "moves_refused": dict(stats.get("refused", {})),
             "client_errors": len(stats["errors"]),
             "client_error_kinds": dict(Counter(stats["errors"]).most_common(3)),
         }
     finally:
+        if "probe" in mark and mark["probe"].poll() is None:  # the run failed before reporting
+            mark["probe"].kill()
         stack.stop()
 
 

@@ -1,0 +1,32 @@
+"""bench/load.py's machine readings (the load run itself is a benchmark, not a test)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from unittest import mock
+
+
+def _load():
+    with mock.patch.dict(os.environ):  # the module sets its own database defaults for its runs
+        return importlib.import_module("bench.load")
+
+
+def test_stolen_share_of_the_machine():
+    load = _load()
+    before = [100, 0, 50, 800, 0, 0, 0, 50]
+    after = [200, 0, 100, 1550, 0, 0, 0, 150]  # 1,000 jiffies passed, 100 of them stolen
+    assert load.stolen_pct(before, after) == 10.0
+    assert load.stolen_pct(None, after) is None and load.stolen_pct(before, before) is None
+    reading = load.cpu_jiffies()
+    assert reading is None or (len(reading) == 8 and all(v >= 0 for v in reading))
+
+
+def test_the_speed_probe_reports_its_cpu_time_per_piece_of_work():
+    load = _load()
+    probe = load.start_speed_probe()
+    time.sleep(1.0)
+    result = load.stop_speed_probe(probe)
+    assert probe.poll() is not None  # stopped
+    assert result is not None and result["samples"] >= 1 and 0 < result["min"] <= result["median"] <= result["max"]
