@@ -22,7 +22,7 @@ from functools import cache
 import psycopg
 from django.contrib.auth import get_user_model
 from django.db import DEFAULT_DB_ALIAS, connection, connections
-from django.db.models import JSONField
+from django.db.models import IntegerField, JSONField
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
@@ -73,8 +73,28 @@ def _db():
 
 def _db_value(db, field, value):
     """``field.get_db_prep_save``, but a plain JSON value for PostgreSQL is encoded with orjson."""
-    if value is not None and db.vendor == "postgresql" and _plain_json(field):
-        return Jsonb(value, dumps=fastjson.dumps)
+    return _preparer(db.vendor, field)(db, field, value)
+
+
+@cache
+def _preparer(vendor: str, field):
+    """How a value of this field is prepared for the database: ~20 values a move, most of them whole
+    numbers, for which Django's ``get_db_prep_save`` goes through five calls to end in ``int`` and, on
+    PostgreSQL, psycopg's integer type of the column (kept, so a statement's parameter types stay the
+    same whatever the value)."""
+    if vendor == "postgresql" and _plain_json(field):
+        return _json_value
+    integer_type = getattr(connection.ops, "integerfield_type_map", {}).get(field.get_internal_type())
+    if vendor == "postgresql" and integer_type is not None and type(field).get_prep_value is IntegerField.get_prep_value:
+        return lambda db, field, value: value if value is None else integer_type(int(value))
+    return _field_value
+
+
+def _json_value(db, field, value):
+    return None if value is None else Jsonb(value, dumps=fastjson.dumps)
+
+
+def _field_value(db, field, value):
     return field.get_db_prep_save(value, db)
 
 

@@ -72,8 +72,12 @@ def _record(table: Table, kind: str, payload: dict) -> TableEvent:
 
 
 
+_TABLE_ATTNAMES = [f.attname for f in Table._meta.concrete_fields]
+
+
 def _after_commit_broadcast(table: Table, events: list[dict], *, seats_changed: bool = False) -> None:
-    snapshot = Table(**{f.attname: getattr(table, f.attname) for f in Table._meta.concrete_fields})
+    # The row as of this step, for the broadcast after commit (positional: Model.__init__'s fast path).
+    snapshot = Table.from_db(table._state.db, _TABLE_ATTNAMES, [getattr(table, name) for name in _TABLE_ATTNAMES])
     snapshot.room = table.room
     host = selectors.host_name(table)
 
