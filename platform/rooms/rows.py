@@ -17,7 +17,7 @@ PostgreSQL behave exactly as with the ORM.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import psycopg
 from django.contrib.auth import get_user_model
@@ -71,14 +71,10 @@ def _db():
     return connections[DEFAULT_DB_ALIAS]
 
 
-def _db_value(db, field, value):
-    """``field.get_db_prep_save``, but a plain JSON value for PostgreSQL is encoded with orjson."""
-    return _preparer(db.vendor, field)(db, field, value)
-
-
 @cache
 def _preparer(vendor: str, field):
-    """How a value of this field is prepared for the database: ~20 values a move, most of them whole
+    """How a value of this field is prepared for the database, as ``field.get_db_prep_save`` would, but a
+    plain JSON value for PostgreSQL is encoded with orjson. ~20 values a move, most of them whole
     numbers, for which Django's ``get_db_prep_save`` goes through five calls to end in ``int`` and, on
     PostgreSQL, psycopg's integer type of the column (kept, so a statement's parameter types stay the
     same whatever the value)."""
@@ -164,11 +160,11 @@ def log_statements(table: Table, moves: list[dict], events: list[tuple[int, dict
     statements: list[Statement] = []
     db = _db()
     if moves:
-        statements.append(_insert(db, TableMove, ["table", "seq", "seat", "move", "now_ms"],
+        statements.append(_insert(db, TableMove, ("table", "seq", "seat", "move", "now_ms"),
                                   [[table.pk, m["seq"], m["seat"], m["move"], m["now_ms"]] for m in moves]))
     if events:
         now = timezone.now()
-        statements.append(_insert(db, TableEvent, ["table", "seq", "kind", "payload", "version", "created_at"],
+        statements.append(_insert(db, TableEvent, ("table", "seq", "kind", "payload", "version", "created_at"),
                                   [[table.pk, seq, e.get("type", "event"), e, table.version, now]
                                    for seq, e in events]))
     return statements
@@ -177,15 +173,20 @@ def log_statements(table: Table, moves: list[dict], events: list[tuple[int, dict
 def update_statement(table: Table, fields: list[str]) -> Statement:
     """The ``UPDATE`` of the given fields of the table row (the caller holds its lock), for ``execute``."""
     db = _db()
-    qn = db.ops.quote_name
-    meta = Table._meta
-    assignments, params = [], []
-    for name in fields:
-        field = meta.get_field(name)
-        assignments.append(f"{qn(field.column)} = %s")
-        params.append(_db_value(db, field, getattr(table, field.attname)))
+    sql, columns = _update_shape(db.vendor, tuple(fields))
+    params = [prepare(db, field, getattr(table, field.attname)) for field, prepare in columns]
     params.append(table.pk)
-    return f"UPDATE {qn(meta.db_table)} SET {', '.join(assignments)} WHERE {qn('id')} = %s", params
+    return sql, params
+
+
+@cache
+def _update_shape(vendor: str, names: tuple[str, ...]) -> tuple[str, list]:
+    """The SQL of an update of these fields and each field with its preparer (built once per shape)."""
+    qn = connection.ops.quote_name
+    fields = [Table._meta.get_field(name) for name in names]
+    assignments = ", ".join(f"{qn(field.column)} = %s" for field in fields)
+    return (f"UPDATE {qn(Table._meta.db_table)} SET {assignments} WHERE {qn('id')} = %s",
+            [(field, _preparer(vendor, field)) for field in fields])
 
 
 def execute(statements: list[Statement], *, commit: bool = False) -> None:
@@ -230,11 +231,18 @@ def _ends_outermost_transaction(db) -> bool:
             and not db.needs_rollback and not db.get_autocommit())
 
 
-def _insert(db, model, names: list[str], rows: list[list]) -> Statement:
-    qn = db.ops.quote_name
+def _insert(db, model, names: tuple[str, ...], rows: list[list]) -> Statement:
+    sql, columns = _insert_shape(db.vendor, model, names, len(rows))
+    params = [prepare(db, field, value) for row in rows for (field, prepare), value in zip(columns, row, strict=True)]
+    return sql, params
+
+
+@lru_cache(maxsize=256)  # one per number of rows a step appends
+def _insert_shape(vendor: str, model, names: tuple[str, ...], count: int) -> tuple[str, list]:
+    """The SQL of an insert of ``count`` rows of these fields and each field with its preparer."""
+    qn = connection.ops.quote_name
     fields = [model._meta.get_field(name) for name in names]
     placeholders = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    params = [_db_value(db, field, value) for row in rows for field, value in zip(fields, row, strict=True)]
     sql = (f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
-           f"VALUES {', '.join([placeholders] * len(rows))}")
-    return sql, params
+           f"VALUES {', '.join([placeholders] * count)}")
+    return sql, [(field, _preparer(vendor, field)) for field in fields]
