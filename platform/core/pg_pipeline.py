@@ -71,12 +71,18 @@ def round_trip(conn: psycopg.Connection, commands: Sequence[Command]) -> list[li
         raise psycopg.ProgrammingError("the connection is already in pipeline mode")
     transformer = Transformer(conn)
     prepared = _prepared.setdefault(conn, {})
+    # Parameters are adapted before anything is sent: a value that cannot be raises as from a cursor,
+    # with the connection untouched.
+    planned: list[tuple] = []
+    naming: dict[tuple[bytes, tuple[int, ...]], bytes] = {}  # names given in this batch
+    for command in commands:
+        planned.append(_plan(transformer, prepared, naming, command))
     pgconn.enter_pipeline_mode()
     try:
         try:
             expected: list[tuple[str, Any]] = []  # what each result set answers
-            for command in commands:
-                _send(pgconn, transformer, prepared, command, expected)
+            for plan in planned:
+                _send(pgconn, plan, expected)
             pgconn.pipeline_sync()
             while pgconn.flush():
                 _wait(pgconn, select.POLLOUT)
@@ -87,31 +93,41 @@ def round_trip(conn: psycopg.Connection, commands: Sequence[Command]) -> list[li
         except Exception as exc:
             pgconn.finish()
             raise psycopg.OperationalError(f"pipeline failed: {exc!r}") from exc
+        except BaseException:  # interrupted while libpq waits for replies: the connection cannot be reused
+            pgconn.finish()
+            raise
     finally:
         if pgconn.status == pq.ConnStatus.OK:
             pgconn.exit_pipeline_mode()
     return _rows(pgconn, transformer, prepared, expected, results)
 
 
-def _send(pgconn, transformer: Transformer, prepared: dict, command: Command, expected: list) -> None:
+def _plan(transformer: Transformer, prepared: dict, naming: dict, command: Command) -> tuple:
+    """(SQL, parameters, formats, types, name, whether to prepare it first) for one command."""
     if command.params is None:
-        sql = command.sql.encode() if isinstance(command.sql, str) else command.sql
-        pgconn.send_query_params(sql, None)
-        expected.append(("rows", None))
-        return
+        return (command.sql.encode() if isinstance(command.sql, str) else command.sql), None, None, None, None, False
     query = PostgresQuery(transformer)
     query.convert(command.sql, command.params)
     key = (query.query, query.types)
-    name = prepared.get(key)
-    if name is None and len(prepared) < MAX_PREPARED:
-        name = f"cardroom_{next(_names)}".encode()
-        pgconn.send_prepare(name, query.query, param_types=query.types)
-        expected.append(("prepare", (key, name)))
-    if name is None:
-        pgconn.send_query_params(query.query, query.params, param_formats=query.formats,
-                                 param_types=query.types)
+    name = prepared.get(key) or naming.get(key)
+    first = False
+    if name is None and len(prepared) + len(naming) < MAX_PREPARED:
+        name = naming[key] = f"cardroom_{next(_names)}".encode()
+        first = True
+    return query.query, query.params, query.formats, query.types, name, first
+
+
+def _send(pgconn, plan: tuple, expected: list) -> None:
+    sql, params, formats, types, name, first = plan
+    if params is None:
+        pgconn.send_query_params(sql, None)
+    elif name is None:
+        pgconn.send_query_params(sql, params, param_formats=formats, param_types=types)
     else:
-        pgconn.send_query_prepared(name, query.params, param_formats=query.formats)
+        if first:
+            pgconn.send_prepare(name, sql, param_types=types)
+            expected.append(("prepare", ((sql, types), name)))
+        pgconn.send_query_prepared(name, params, param_formats=formats)
     expected.append(("rows", None))
 
 
@@ -169,5 +185,10 @@ def _rows(pgconn, transformer: Transformer, prepared: dict, expected: list, resu
         else:
             rows.append([])
     if error is not None:
+        if isinstance(error, errors.InvalidSqlStatementName):
+            # Someone deallocated this connection's statements (psycopg sends DEALLOCATE ALL after a
+            # rollback when its own cache holds one): forget ours, so the next batch prepares afresh
+            # (names are never reused, so nothing can clash).
+            prepared.clear()
         raise error
     return rows

@@ -114,3 +114,26 @@ def test_a_connection_lost_inside_the_transaction_raises_operational_error(conn)
     with pytest.raises(psycopg.OperationalError):
         pg_pipeline.round_trip(conn, [Command("SELECT %s::int", [1]), Command(b"COMMIT")])
     assert conn.closed
+
+
+def test_statements_deallocated_behind_its_back_are_prepared_again(conn):
+    sql = "SELECT %s::int + 100"
+    assert pg_pipeline.round_trip(conn, [Command(sql, [1])]) == [[(101,)]]
+    conn.execute("DEALLOCATE ALL")  # as psycopg does after a rollback when its own cache holds one
+    with pytest.raises(errors.InvalidSqlStatementName):
+        pg_pipeline.round_trip(conn, [Command(sql, [2])])
+    conn.rollback()
+    assert pg_pipeline.round_trip(conn, [Command(sql, [3])]) == [[(103,)]]  # and only that one failure
+
+
+def test_a_value_that_cannot_be_adapted_leaves_the_connection_usable(conn):
+    with pytest.raises(psycopg.ProgrammingError):
+        pg_pipeline.round_trip(conn, [Command("SELECT %s", [object()])])
+    assert not conn.closed and conn.pgconn.pipeline_status == pq.PipelineStatus.OFF
+    assert pg_pipeline.round_trip(conn, [Command("SELECT %s::int", [4])]) == [[(4,)]]
+
+
+def test_one_statement_twice_in_a_batch_is_prepared_once(conn):
+    sql = "SELECT %s::int * 3"
+    assert pg_pipeline.round_trip(conn, [Command(sql, [1]), Command(sql, [2])]) == [[(3,)], [(6,)]]
+    assert conn.execute("SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'cardroom_%%'").fetchone() == (1,)
