@@ -125,14 +125,8 @@ def lock_table(table_id: int) -> Table | None:
     features = db.features
     sql = _lock_sql(db.vendor, features.has_select_for_update, features.has_select_for_update_of)
     if db.vendor == "postgresql" and pg_pipeline.available():
-        # Django's wrapper turns psycopg's errors into Django's (a broken connection is then an
-        # OperationalError that the move pool and the tasks retry on, and Django marks it unusable).
-        db.ensure_connection()
-        raw = db.connection
-        begin = pg_pipeline.begin_command(raw)
-        with db.wrap_database_errors:
-            found = pg_pipeline.round_trip(raw, [*([begin] if begin else []), pg_pipeline.Command(sql, [table_id])])
-        row = found[-1][0] if found[-1] else None
+        found = _round_trip(db, pg_pipeline.Command(sql, [table_id]))
+        row = found[0] if found else None
     elif db.vendor == "postgresql":
         with db.wrap_database_errors, _server_cursor(db) as cursor:
             cursor.execute(sql, [table_id], prepare=True)
@@ -213,16 +207,22 @@ def execute(statements: list[Statement], *, commit: bool = False) -> None:
         with db.wrap_database_errors, _server_cursor(db) as cursor:
             cursor.execute(sql, params, prepare=True)
         return
+    _round_trip(db, pg_pipeline.Command(sql, params), commit=commit)
+
+
+def _round_trip(db, statement: pg_pipeline.Command, *, commit: bool = False) -> list[tuple]:
+    """The statement's rows, in one round trip with the BEGIN psycopg would have sent before it (if
+    the transaction has not started) and, when ``commit`` and the transaction is the outermost atomic
+    block, the COMMIT after it. Django's wrapper turns psycopg's errors into Django's (a broken
+    connection is then an OperationalError that the move pool and the tasks retry on)."""
     db.ensure_connection()
     raw = db.connection
-    commands = [pg_pipeline.Command(sql, params)]
-    begin = pg_pipeline.begin_command(raw)  # only when the transaction has not started yet
-    if commit and _ends_outermost_transaction(db) and begin is None:
+    begin = pg_pipeline.begin_command(raw)
+    commands = [*([begin] if begin else []), statement]
+    if commit and _ends_outermost_transaction(db):
         commands.append(pg_pipeline.Command(b"COMMIT"))
-    elif begin is not None:
-        commands.insert(0, begin)
     with db.wrap_database_errors:
-        pg_pipeline.round_trip(raw, commands)
+        return pg_pipeline.round_trip(raw, commands)[1 if begin else 0]
 
 
 def _ends_outermost_transaction(db) -> bool:
