@@ -65,7 +65,7 @@ class Stack:
         py = sys.executable
         self.procs["web"] = subprocess.Popen(
             [py, "-m", "uvicorn", "config.asgi:application", "--port", str(self.port), "--no-access-log",
-             "--log-level", "warning", "--ws", "websockets", *UVICORN_WS_OPTIONS,
+             "--log-level", "warning", *UVICORN_WS_OPTIONS,
              *(["--workers", str(self.web_processes)] if self.web_processes > 1 else [])], cwd=ROOT, env=self.env)
         for i in range(self.workers):
             self.start_worker(i)

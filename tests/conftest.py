@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from core.management.commands.runplatform import UVICORN_WS_OPTIONS  # the platform's own websocket settings
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -168,7 +170,7 @@ class LiveStack:
         env = subprocess_env(**self.extra)
         self.web = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port",
-             str(self.port), "--ws", "websockets", "--no-access-log", "--log-level", "warning"],
+             str(self.port), *UVICORN_WS_OPTIONS, "--no-access-log", "--log-level", "warning"],
             cwd=ROOT, env=env, start_new_session=True)
         self.start_worker()
         self.timers = subprocess.Popen([sys.executable, "manage.py", "runtimers", "--interval", "0.1"],

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, start_celery_worker, stop_process, subprocess_env
+from tests.conftest import ROOT, UVICORN_WS_OPTIONS, start_celery_worker, stop_process, subprocess_env
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -66,7 +66,7 @@ def live_stack(django_db_setup, django_db_blocker):
     try:
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-             "--ws", "websockets", "--no-access-log"],
+             *UVICORN_WS_OPTIONS, "--no-access-log"],
             cwd=ROOT, env=env, stdout=web_log, stderr=subprocess.STDOUT, start_new_session=True))
         procs.append(subprocess.Popen([sys.executable, "manage.py", "runtimers", "--interval", "0.2"],
                                       cwd=ROOT, env=env, stdout=timer_log, stderr=subprocess.STDOUT,
