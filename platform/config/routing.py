@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from channels.auth import AuthMiddlewareStack
 from channels.routing import URLRouter
 from channels.security.websocket import OriginValidator
 from django.conf import settings
 
+from accounts.websocket_auth import SessionAuthMiddleware
 from matchmaking.routing import websocket_urlpatterns as matchmaking_ws
 from rooms.routing import websocket_urlpatterns as rooms_ws
 from tournaments.routing import websocket_urlpatterns as tournaments_ws
@@ -14,6 +14,6 @@ from tournaments.routing import websocket_urlpatterns as tournaments_ws
 websocket_urlpatterns: list = [*rooms_ws, *matchmaking_ws, *tournaments_ws]
 
 websocket_application = OriginValidator(
-    AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
+    SessionAuthMiddleware(URLRouter(websocket_urlpatterns)),
     settings.WEBSOCKET_ALLOWED_ORIGINS,
 )

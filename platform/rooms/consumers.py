@@ -56,6 +56,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NO_TABLE)
             return
         self.user = user
+        self.user_key = str(user.pk)  # how the broadcaster keys this user's frame
         self.seat: int | None = seat
         self.tokens = float(RATE_CAPACITY)
         self.last_refill = time.monotonic()
@@ -168,7 +169,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         `event` frame. The seat this socket acts for follows the message."""
         if event["version"] < getattr(self, "last_version", -1):
             return  # broadcasts may overtake each other; never step a client back
-        key = str(self.user.pk)
+        key = self.user_key
         text = event["frames"].get(key)
         if text is None:
             text = event["frames"][broadcast.WATCH]
