@@ -127,9 +127,7 @@ def publish(messages: list[tuple[str, dict]]) -> None:
     from channels_redis.pubsub import RedisPubSubChannelLayer
 
     if isinstance(layer, RedisPubSubChannelLayer):
-        prefix = _layer_config().get("prefix", "asgi")
-        # The pub/sub layer's own naming (channels_redis.pubsub._get_group_channel_name).
-        _publish([(f"{prefix}__group__{group}", layer.serialize(message)) for group, message in messages])
+        _publish([(pubsub_channel(group), layer.serialize(message)) for group, message in messages])
     else:
         async_to_sync(_group_send_all)(layer, messages)
 
@@ -139,8 +137,14 @@ async def _group_send_all(layer, messages: list[tuple[str, dict]]) -> None:
         await layer.group_send(group, message)
 
 
-def _layer_config() -> dict[str, Any]:
+def layer_config() -> dict[str, Any]:
     return settings.CHANNEL_LAYERS["default"].get("CONFIG", {})
+
+
+def pubsub_channel(group: str) -> str:
+    """The Redis channel of a group in the pub/sub layer (its own naming:
+    ``channels_redis.pubsub.RedisPubSubLoopLayer._get_group_channel_name``)."""
+    return f"{layer_config().get('prefix', 'asgi')}__group__{group}"
 
 
 def _publish(pairs: list[tuple[str, bytes]]) -> None:
@@ -185,7 +189,7 @@ def _redis():
     if client is None:
         import redis
 
-        host = _layer_config()["hosts"][0]
+        host = layer_config()["hosts"][0]
         client = redis.Redis.from_url(host) if isinstance(host, str) else redis.Redis(**host)
         _clients.clear()
         _clients[os.getpid()] = client

@@ -3,11 +3,18 @@
 A table's message (``broadcast.state_message``: every seat's frame and the spectators') reaches each
 process once. Subscribed socket by socket, the channel layer would queue it to, decode it for, and wake
 each socket's consumer loop separately (a receive task, a wait and a dispatch per socket per move). The
-relay holds the process's one layer channel in every table group that has a socket here, decodes each
-message once and hands it to those sockets' outboxes (``consumers.TableConsumer.relay``), which send in
-order without blocking the others.
+relay subscribes the process once to every table that has a socket here, decodes each message once and
+hands it to those sockets' outboxes (``consumers.TableConsumer.relay``), which send in order without
+blocking the others.
 
-Lossy like the layer: a socket that misses a message sees a version gap and resyncs.
+With the Redis pub/sub layer (the configured one) the relay reads its own Redis connection
+(``RedisSubscription``): a message is parsed by hiredis and delivered from the event loop's read
+callback, with no task switch. Through the layer's receive path the same message passed redis-py's
+pub/sub reader (a timeout, a retry wrapper and a parser call chain), a queue, and a second task: about a
+quarter of an ASGI process's event-loop time under load. Any other layer is read through the layer.
+
+Lossy like the layer: a socket that misses a message (Redis restarting, say) sees a version gap on the
+next one and resyncs.
 """
 
 from __future__ import annotations
@@ -15,11 +22,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from typing import Protocol
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from rooms import broadcast
 
 log = logging.getLogger(__name__)
+
+SUBSCRIBE_WAIT_S = 5.0  # how long a join waits for Redis to confirm (then the socket resyncs if it missed a frame)
+RECONNECT_DELAYS_S = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)  # then every 2 s
+SUBSCRIBE_BATCH = 500  # channels per SUBSCRIBE when a reconnect subscribes everything again
 
 
 class Recipient(Protocol):
@@ -27,21 +40,18 @@ class Recipient(Protocol):
 
 
 class TableRelay:
-    """The sockets of one event loop, by table; the one channel that receives for all of them."""
+    """The sockets of one event loop, by table, and the one subscription that receives for them."""
 
     def __init__(self, layer) -> None:
         self.layer = layer
         self.sockets: dict[int, set[Recipient]] = {}
-        self.channel: str | None = None
-        self._opening = asyncio.Lock()
-        self._reader: asyncio.Task | None = None
+        self.source: RedisSubscription | LayerSubscription = _source_for(layer, self)
 
     async def join(self, table_id: int, socket: Recipient) -> None:
-        await self._open()
         members = self.sockets.setdefault(table_id, set())
         members.add(socket)
         if len(members) == 1:
-            await self.layer.group_add(broadcast.all_group(table_id), self.channel)
+            await self.source.subscribe(table_id)
 
     async def leave(self, table_id: int, socket: Recipient) -> None:
         members = self.sockets.get(table_id)
@@ -50,7 +60,7 @@ class TableRelay:
         members.discard(socket)
         if not members:
             del self.sockets[table_id]
-            await self.layer.group_discard(broadcast.all_group(table_id), self.channel)
+            await self.source.unsubscribe(table_id)
 
     def deliver(self, message: dict) -> int:
         """Hand a decoded table message to that table's sockets here; returns how many got it."""
@@ -63,6 +73,35 @@ class TableRelay:
             except Exception:  # one socket's failure must not cost the others their frame
                 log.exception("table %s: a socket could not take %s", message.get("table"), message.get("type"))
         return len(members)
+
+
+def _source_for(layer, relay: TableRelay) -> RedisSubscription | LayerSubscription:
+    address = redis_address(layer)
+    if address is None:
+        return LayerSubscription(layer, relay)
+    return RedisSubscription(address, decode=layer.deserialize, deliver=relay.deliver,
+                             tables=lambda: list(relay.sockets))
+
+
+# ----- through the channel layer (any layer) ---------------------------------------------------
+
+class LayerSubscription:
+    """The relay's own layer channel in each table group; one task reads it."""
+
+    def __init__(self, layer, relay: TableRelay) -> None:
+        self.layer = layer
+        self.relay = relay
+        self.channel: str | None = None
+        self._opening = asyncio.Lock()
+        self._reader: asyncio.Task | None = None
+
+    async def subscribe(self, table_id: int) -> None:
+        await self._open()
+        await self.layer.group_add(broadcast.all_group(table_id), self.channel)
+
+    async def unsubscribe(self, table_id: int) -> None:
+        if self.channel is not None:
+            await self.layer.group_discard(broadcast.all_group(table_id), self.channel)
 
     async def _open(self) -> None:
         if self._reader is not None and not self._reader.done():
@@ -84,7 +123,211 @@ class TableRelay:
                 await asyncio.sleep(0.5)
                 continue
             if isinstance(message, dict):
-                self.deliver(message)
+                self.relay.deliver(message)
+
+
+# ----- straight from Redis (the pub/sub layer) --------------------------------------------------
+
+def redis_address(layer) -> dict[str, Any] | None:
+    """Where the pub/sub layer's (single) Redis is — {"path"} or {"host", "port"}, with any
+    "username"/"password" — or None when the relay should read through the layer instead (another
+    layer, several shards, TLS, or no hiredis)."""
+    try:
+        import hiredis  # noqa: F401
+        from channels_redis.pubsub import RedisPubSubChannelLayer
+        from redis.connection import SSLConnection, parse_url
+    except ImportError:
+        return None
+    if not isinstance(layer, RedisPubSubChannelLayer):
+        return None
+    hosts = broadcast.layer_config().get("hosts") or ["redis://localhost:6379"]
+    if len(hosts) != 1:
+        return None
+    host = hosts[0]
+    if isinstance(host, str):
+        options = parse_url(host)
+    elif isinstance(host, dict) and "address" in host and isinstance(host["address"], str):
+        options = {**parse_url(host["address"]), **{k: v for k, v in host.items() if k != "address"}}
+    elif isinstance(host, dict):
+        options = dict(host)
+    else:
+        return None
+    if options.get("connection_class") is SSLConnection or options.get("ssl"):
+        return None
+    address: dict[str, Any] = ({"path": options["path"]} if options.get("path")
+                               else {"host": options.get("host", "localhost"), "port": int(options.get("port", 6379))})
+    for key in ("username", "password"):
+        if options.get(key):
+            address[key] = options[key]
+    return address
+
+
+def _command(*args: str | bytes) -> bytes:
+    """One command in Redis's wire protocol."""
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        data = arg.encode() if isinstance(arg, str) else arg
+        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
+class RedisSubscription(asyncio.Protocol):
+    """A subscriber connection of the relay's own: SUBSCRIBE/UNSUBSCRIBE per table as sockets come
+    and go, messages decoded and delivered from ``data_received``. Lost connections are made again
+    (with back-off) and every table the relay still has is subscribed again."""
+
+    def __init__(self, address: dict[str, Any], *, decode: Callable[[bytes], Any],
+                 deliver: Callable[[dict], Any], tables: Callable[[], list[int]]) -> None:
+        self.address = address
+        self.decode = decode
+        self.deliver = deliver
+        self.tables = tables
+        self.transport: asyncio.Transport | None = None
+        self.reader = None
+        # Redis confirms each channel's SUBSCRIBE in order; a join waits for its confirmation.
+        self.confirmations: dict[bytes, deque[asyncio.Future]] = {}
+        self._connecting: asyncio.Task | None = None
+        self._closed = False
+
+    @staticmethod
+    def channel(table_id: int) -> bytes:
+        return broadcast.pubsub_channel(broadcast.all_group(table_id)).encode()
+
+    async def subscribe(self, table_id: int) -> None:
+        if not await self._connected():
+            return  # the connection, once made, subscribes every table the relay has
+        channel = self.channel(table_id)
+        waiter = asyncio.get_running_loop().create_future()
+        self.confirmations.setdefault(channel, deque()).append(waiter)
+        self.transport.write(_command("SUBSCRIBE", channel))
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), SUBSCRIBE_WAIT_S)
+        except TimeoutError:
+            log.warning("table relay: Redis did not confirm a subscription in %s s", SUBSCRIBE_WAIT_S)
+
+    async def unsubscribe(self, table_id: int) -> None:
+        if self._is_connected():
+            self.transport.write(_command("UNSUBSCRIBE", self.channel(table_id)))
+
+    def close(self) -> None:
+        self._closed = True
+        if self._connecting is not None:
+            self._connecting.cancel()
+        if self.transport is not None:
+            self.transport.close()
+
+    # ----- the connection -----------------------------------------------------------------
+    def _is_connected(self) -> bool:
+        return self.transport is not None and not self.transport.is_closing()
+
+    def _start_connecting(self) -> None:
+        if self._closed or (self._connecting is not None and not self._connecting.done()):
+            return
+        try:
+            self._connecting = asyncio.get_running_loop().create_task(self._connect(), name="table-relay-redis")
+        except RuntimeError:  # no running loop any more (shutting down)
+            self._connecting = None
+
+    async def _connected(self) -> bool:
+        """Connected, waiting up to SUBSCRIBE_WAIT_S for a connection being made."""
+        if self._is_connected():
+            return True
+        self._start_connecting()
+        if self._connecting is None:
+            return False
+        try:
+            await asyncio.wait_for(asyncio.shield(self._connecting), SUBSCRIBE_WAIT_S)
+        except TimeoutError:
+            return False
+        return self._is_connected()
+
+    async def _connect(self) -> None:
+        import hiredis
+
+        loop = asyncio.get_running_loop()
+        attempt = 0
+        while not self._closed:
+            try:
+                if "path" in self.address:
+                    await loop.create_unix_connection(lambda: self, self.address["path"])
+                else:
+                    await loop.create_connection(lambda: self, self.address["host"], self.address["port"])
+                break
+            except OSError as exc:
+                delay = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
+                if attempt == 0:
+                    log.warning("table relay: cannot reach Redis (%s); retrying", exc)
+                attempt += 1
+                await asyncio.sleep(delay)
+        if self.transport is None:
+            return
+        self.reader = hiredis.Reader()
+        if "password" in self.address:
+            username = [self.address["username"]] if "username" in self.address else []
+            self.transport.write(_command("AUTH", *username, self.address["password"]))
+        tables = self.tables()
+        for start in range(0, len(tables), SUBSCRIBE_BATCH):
+            self.transport.write(_command("SUBSCRIBE", *(self.channel(t) for t in tables[start:start + SUBSCRIBE_BATCH])))
+        if attempt:
+            log.warning("table relay: reconnected to Redis; %d tables subscribed again", len(tables))
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+        self.reader = None
+        for waiters in self.confirmations.values():  # nobody waits for a connection that is gone
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+        self.confirmations.clear()
+        if not self._closed:
+            log.warning("table relay: Redis connection lost (%s); reconnecting", exc)
+            self._start_connecting()
+
+    def data_received(self, data: bytes) -> None:
+        reader = self.reader
+        if reader is None:
+            return
+        reader.feed(data)
+        while True:
+            try:
+                reply = reader.gets()
+            except Exception:  # a protocol error: start over on a new connection
+                log.exception("table relay: unreadable reply from Redis")
+                if self.transport is not None:
+                    self.transport.close()
+                return
+            if reply is False:
+                return
+            self._reply(reply)
+
+    def _reply(self, reply) -> None:
+        if isinstance(reply, list) and len(reply) == 3:
+            kind = reply[0]
+            if kind == b"message":
+                try:
+                    message = self.decode(reply[2])
+                except Exception:
+                    log.exception("table relay: undecodable message on %r", reply[1])
+                    return
+                if isinstance(message, dict):
+                    self.deliver(message)
+                return
+            if kind == b"subscribe":
+                waiters = self.confirmations.get(reply[1])
+                if waiters:
+                    waiter = waiters.popleft()
+                    if not waiters:
+                        del self.confirmations[reply[1]]
+                    if not waiter.done():
+                        waiter.set_result(None)
+                return
+            if kind == b"unsubscribe":
+                return
+        if isinstance(reply, Exception):  # e.g. AUTH refused: logged, and the relay stays without frames
+            log.error("table relay: Redis refused a command: %s", reply)
 
 
 _relays: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, TableRelay] = weakref.WeakKeyDictionary()
@@ -95,5 +338,7 @@ def for_running_loop(layer) -> TableRelay:
     loop = asyncio.get_running_loop()
     relay = _relays.get(loop)
     if relay is None or relay.layer is not layer:
+        if relay is not None and isinstance(relay.source, RedisSubscription):
+            relay.source.close()
         relay = _relays[loop] = TableRelay(layer)
     return relay

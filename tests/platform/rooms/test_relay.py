@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from channels.layers import get_channel_layer
 
 from rooms import broadcast, relay
@@ -84,3 +85,103 @@ def test_a_recipient_that_fails_does_not_stop_the_relay():
         assert good.got[0]["version"] == 2
 
     asyncio.run(main())
+
+
+def _redis_relay(hub):
+    """The relay's own Redis subscription (the configured layer is the Redis pub/sub one)."""
+    assert isinstance(hub.source, relay.RedisSubscription), "the pub/sub layer is read straight from Redis"
+    return hub.source
+
+
+def test_a_join_returns_once_redis_has_confirmed_the_subscription():
+    """A socket reads its snapshot after joining; a move published after the join returns must
+    reach it, so the join waits for Redis's confirmation (not just for the command to be sent)."""
+    async def main():
+        layer = get_channel_layer()
+        hub = relay.for_running_loop(layer)
+        got = Recorder()
+        await hub.join(9011, got)
+        assert _redis_relay(hub).confirmations == {}  # confirmed, nothing left waiting
+        broadcast.publish([(broadcast.all_group(9011), _state(9011, 1))])  # the broadcaster's path
+        await _settle(lambda: got.got)
+        # Leave and join again at once: UNSUBSCRIBE then SUBSCRIBE, in order, so the table stays subscribed.
+        await hub.leave(9011, got)
+        await hub.join(9011, got)
+        broadcast.publish([(broadcast.all_group(9011), _state(9011, 2))])
+        await _settle(lambda: len(got.got) == 2)
+        await hub.leave(9011, got)
+
+    asyncio.run(main())
+
+
+def test_the_relay_subscribes_again_after_redis_drops_its_connection():
+    import redis
+    from django.conf import settings
+
+    async def main():
+        layer = get_channel_layer()
+        hub = relay.for_running_loop(layer)
+        got = Recorder()
+        await hub.join(9021, got)
+        await hub.join(9022, got)
+        source = _redis_relay(hub)
+        before = source.transport
+        killed = redis.Redis.from_url(settings.REDIS_URL).client_kill_filter(_type="pubsub")
+        assert killed >= 1
+        await _settle(lambda: source.transport is not None and source.transport is not before)
+        # Messages sent while it was away are lost (clients resync on the version gap); new ones arrive.
+        for version in range(1, 50):
+            broadcast.publish([(broadcast.all_group(9021), _state(9021, version)),
+                               (broadcast.all_group(9022), _state(9022, version))])
+            await asyncio.sleep(0.05)
+            if {m["table"] for m in got.got} == {9021, 9022}:
+                break
+        assert {m["table"] for m in got.got} == {9021, 9022}
+        await hub.leave(9021, got)
+        await hub.leave(9022, got)
+
+    asyncio.run(main())
+
+
+def test_a_message_that_cannot_be_decoded_is_dropped_and_the_next_one_arrives():
+    import redis
+    from django.conf import settings
+
+    async def main():
+        layer = get_channel_layer()
+        hub = relay.for_running_loop(layer)
+        got = Recorder()
+        await hub.join(9031, got)
+        channel = broadcast.pubsub_channel(broadcast.all_group(9031))
+        client = redis.Redis.from_url(settings.REDIS_URL)
+        client.publish(channel, b"\xc1 not msgpack")
+        client.publish(channel, layer.serialize(["not", "a", "dict"]))
+        broadcast.publish([(broadcast.all_group(9031), _state(9031, 7))])
+        await _settle(lambda: got.got)
+        assert [m["version"] for m in got.got] == [7]
+        await hub.leave(9031, got)
+
+    asyncio.run(main())
+
+
+def test_where_the_relay_reads_from():
+    from channels.layers import InMemoryChannelLayer
+
+    assert relay.redis_address(InMemoryChannelLayer()) is None
+    assert relay._command("SUBSCRIBE", b"a", "bc") == b"*3\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n$2\r\nbc\r\n"
+
+
+@pytest.mark.parametrize(("host", "address"), [
+    ("redis://127.0.0.1:6390/3", {"host": "127.0.0.1", "port": 6390}),
+    ("redis://:s3cret@cache:6379/0", {"host": "cache", "port": 6379, "password": "s3cret"}),
+    ("redis://relay:s3cret@cache:6379/0", {"host": "cache", "port": 6379, "username": "relay", "password": "s3cret"}),
+    ("unix:///run/redis.sock?db=1", {"path": "/run/redis.sock"}),
+    ({"address": "redis://cache:6379"}, {"host": "cache", "port": 6379}),
+    ("rediss://cache:6380/0", None),  # TLS: read through the layer
+])
+def test_the_redis_address_follows_the_layers_configuration(settings, host, address):
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                                           "CONFIG": {"hosts": [host]}}}
+    assert relay.redis_address(RedisPubSubChannelLayer(hosts=[host])) == address
