@@ -15,6 +15,8 @@ the faults hit. Then the harness reports:
   ledger_problems   wallets.checks.ledger_problems(), i.e. ``manage.py ledger_check`` (0)
   dead_processes    platform processes that exited by themselves (a crash: 0)
   socket_moves_sent moves the websocket players sent (and their errors by kind)
+  socket_moves_after_faults  of those, moves sent from 2 s after the last fault on and answered with the
+                    next state: the sockets still get their frames (the relay subscribed again after Redis)
 
 Only 127.0.0.1 is contacted; every phase is bounded in time. Small run (about 2 minutes):
   python bench/faults.py --tables 8 --seconds 60 --drain 30
@@ -128,12 +130,13 @@ class SocketPlayers:
         await asyncio.gather(*[load.client(f"ws://127.0.0.1:{self.port}/ws/tables/{tid}/", cookie, self.stats,
                                            window, (0.2, 1.0)) for tid, cookie in self.players])
 
-    def result(self) -> dict:
+    def result(self, faults_over: float) -> dict:
         from collections import Counter
 
         self.thread.join(timeout=30)
+        answered_after = sum(1 for sent_at, _ in self.stats.get("timeline", []) if sent_at > faults_over + 2)
         return {"socket_players": len(self.players), "socket_connected": self.stats["connected"],
-                "socket_moves_sent": self.stats["sent"],
+                "socket_moves_sent": self.stats["sent"], "socket_moves_after_faults": answered_after,
                 "socket_errors": dict(Counter(self.stats["errors"]).most_common(5))}
 
 
@@ -238,6 +241,7 @@ def run(args) -> dict:
         chosen = args.faults.split(",") if args.faults else []
         spacing = 0.6 / max(1, len(chosen))
         faults = [(0.2 + k * spacing, fault) for k, fault in enumerate(chosen)]
+        faults_over = t0
         for at, fault in faults:
             wait_until(t0 + at * args.seconds)
             if fault == "kill_worker":
@@ -256,11 +260,12 @@ def run(args) -> dict:
                 note("redis started")
             elif fault == "drop_db":
                 note(f"pg_terminate_backend: {drop_db_connections()} connections dropped")
+            faults_over = time.monotonic()
         wait_until(t0 + args.seconds)
         note("faults over; draining")
         wait_until(time.monotonic() + args.drain)
         supervise()
-        result = {**audit(ids, since), **sockets.result()}
+        result = {**audit(ids, since), **sockets.result(faults_over)}
         note("audit done")
     finally:
         stack.stop()

@@ -31,7 +31,7 @@ from rooms import broadcast
 log = logging.getLogger(__name__)
 
 SUBSCRIBE_WAIT_S = 5.0  # how long a join waits for Redis to confirm (then the socket resyncs if it missed a frame)
-RECONNECT_DELAYS_S = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)  # then every 2 s
+RECONNECT_DELAYS_S = (0.05, 0.1, 0.25, 0.5, 1.0)  # then every second
 SUBSCRIBE_BATCH = 500  # channels per SUBSCRIBE when a reconnect subscribes everything again
 
 
