@@ -16,14 +16,17 @@ _MODULES = {
     "otuzbir": "otuzbir",
 }
 ENGINE_NAMES: tuple[str, ...] = tuple(_MODULES)
+_ENGINES: dict[str, Engine] = {}  # engines hold no state: one instance per game, looked up on every frame
 
 
 def get_engine(name: str) -> Engine:
     """The engine for ``name``; ``KeyError`` for an unknown game."""
-    if name not in _MODULES:
-        raise KeyError(f"unknown game {name!r}")
-    module = importlib.import_module(f"{__name__}.{_MODULES[name]}")
-    return module.ENGINE
+    engine = _ENGINES.get(name)
+    if engine is None:
+        if name not in _MODULES:
+            raise KeyError(f"unknown game {name!r}")
+        engine = _ENGINES[name] = importlib.import_module(f"{__name__}.{_MODULES[name]}").ENGINE
+    return engine
 
 
 def available_engines() -> list[str]:

@@ -93,15 +93,13 @@ def state_message(table: Table, *, events: list[dict], seats: list[dict], host: 
     socket at the table receives it once; each socket forwards only its own user's frame, or the
     spectators' when its user holds no seat at that version (rooms.consumers). Keyed by user, not seat
     number: a socket may not have heard yet that the start renumbered the seats."""
-    frames: dict[str, str] = {}
     seat_of: dict[str, int] = {}
     for entry in table.seating:
         if entry["status"] == SeatStatus.SEATED and entry.get("user_id") is not None:
-            key = str(entry["user_id"])
-            seat_of[key] = entry["seat"]
-            frames[key] = dumps(selectors.table_frame(table=table, seat_number=entry["seat"], seats=seats,
-                                                      host=host))
-    frames[WATCH] = dumps(selectors.table_frame(table=table, seat_number=None, seats=seats, host=host))
+            seat_of[str(entry["user_id"])] = entry["seat"]
+    viewers = [*seat_of, WATCH]
+    built = selectors.table_frames(table=table, seat_numbers=[*seat_of.values(), None], seats=seats, host=host)
+    frames = {viewer: dumps(frame) for viewer, frame in zip(viewers, built, strict=True)}
     events_text = dumps({"type": "event", "version": table.version, "events": events}) if events else None
     return {"type": "table.state", "table": table.pk, "version": table.version, "frames": frames, "seats": seat_of,
             "events": events_text}

@@ -80,13 +80,17 @@ def full_state(*, table: Table) -> dict:
 def table_frame(*, table: Table, seat_number: int | None, seats: list[dict] | None = None,
                 host: str | None = "") -> dict:
     """The `state` frame for one viewer: their own view, legal moves, version and deadline."""
-    frame: dict = {
-        "type": "state",
-        "table": table.pk,
-        "game": table.game,
-        "status": table.status,
-        "version": table.version,
-        "seat": seat_number,
+    return table_frames(table=table, seat_numbers=[seat_number], seats=seats, host=host)[0]
+
+
+def table_frames(*, table: Table, seat_numbers: list[int | None], seats: list[dict] | None = None,
+                 host: str | None = "") -> list[dict]:
+    """The `state` frame of each viewer (a seat number, or None for a spectator), in that order. What
+    every viewer shares (seats, deadline, clock, host, who is to act) is worked out once: the
+    broadcaster builds a frame for every seat and the spectators at each move."""
+    game = table.game
+    head = {"type": "state", "table": table.pk, "game": game, "status": table.status, "version": table.version}
+    tail = {
         "seats": seats if seats is not None else seats_public(table),
         "seat_count": table.seat_count,
         "commitment": table.commitment,
@@ -95,19 +99,25 @@ def table_frame(*, table: Table, seat_number: int | None, seats: list[dict] | No
         "server_time": timezone.now().isoformat(),
         "host": host_name(table) if host == "" else host,
     }
-    if table.state is not None:
-        engine = get_engine(table.game)
-        frame["view"] = engine.view(table.state, seat_number)
-        frame["legal"] = (engine.legal_moves(table.state, seat_number)
-                          if seat_number is not None and table.status == TableStatus.RUNNING
-                          and seat_number in engine.to_act(table.state) else [])
-    else:
-        frame["view"] = None
-        frame["legal"] = []
-    if table.status in ENDED_STATUSES:
-        frame["result"] = table.result
-        frame["stop_reason"] = table.stop_reason or None
-    return frame
+    state = table.state
+    engine = get_engine(game) if state is not None else None
+    to_act = engine.to_act(state) if engine is not None and table.status == TableStatus.RUNNING else ()
+    ended = ({"result": table.result, "stop_reason": table.stop_reason or None}
+             if table.status in ENDED_STATUSES else None)
+    frames = []
+    for seat_number in seat_numbers:
+        frame = {**head, "seat": seat_number, **tail}
+        if engine is not None:
+            frame["view"] = engine.view(state, seat_number)
+            frame["legal"] = (engine.legal_moves(state, seat_number)
+                              if seat_number is not None and seat_number in to_act else [])
+        else:
+            frame["view"] = None
+            frame["legal"] = []
+        if ended is not None:
+            frame.update(ended)
+        frames.append(frame)
+    return frames
 
 
 def host_name(table: Table) -> str | None:
