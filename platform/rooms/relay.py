@@ -242,8 +242,6 @@ class RedisSubscription(asyncio.Protocol):
         return self._is_connected()
 
     async def _connect(self) -> None:
-        import hiredis
-
         loop = asyncio.get_running_loop()
         attempt = 0
         while not self._closed:
@@ -261,7 +259,6 @@ class RedisSubscription(asyncio.Protocol):
                 await asyncio.sleep(delay)
         if self.transport is None:
             return
-        self.reader = hiredis.Reader()
         if "password" in self.address:
             username = [self.address["username"]] if "username" in self.address else []
             self.transport.write(_command("AUTH", *username, self.address["password"]))
@@ -272,7 +269,10 @@ class RedisSubscription(asyncio.Protocol):
             log.warning("table relay: reconnected to Redis; %d tables subscribed again", len(tables))
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        import hiredis
+
         self.transport = transport  # type: ignore[assignment]
+        self.reader = hiredis.Reader()  # a fresh parser for each connection
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
