@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 SUBSCRIBE_WAIT_S = 5.0  # how long a join waits for Redis to confirm (then the socket resyncs if it missed a frame)
 RECONNECT_DELAYS_S = (0.05, 0.1, 0.25, 0.5, 1.0)  # then every second
 SUBSCRIBE_BATCH = 500  # channels per SUBSCRIBE when a reconnect subscribes everything again
+YOUNG_CONNECTION_S = 5.0  # a connection that dies sooner counts as a failed attempt (no reconnect storm)
+HEALTH_CHECK_S = 15.0
+HEALTH_TIMEOUT_S = 10.0
 
 
 class Recipient(Protocol):
@@ -52,6 +55,8 @@ class TableRelay:
         members.add(socket)
         if len(members) == 1:
             await self.source.subscribe(table_id)
+        else:  # a subscription already asked for: this socket, too, returns once it is in place
+            await self.source.subscribed(table_id)
 
     async def leave(self, table_id: int, socket: Recipient) -> None:
         members = self.sockets.get(table_id)
@@ -98,6 +103,9 @@ class LayerSubscription:
     async def subscribe(self, table_id: int) -> None:
         await self._open()
         await self.layer.group_add(broadcast.all_group(table_id), self.channel)
+
+    async def subscribed(self, table_id: int) -> None:
+        """(The layer confirms nothing: group_add has returned by the time a second socket joins.)"""
 
     async def unsubscribe(self, table_id: int) -> None:
         if self.channel is not None:
@@ -152,7 +160,9 @@ def redis_address(layer) -> dict[str, Any] | None:
         options = dict(host)
     else:
         return None
-    if options.get("connection_class") is SSLConnection or options.get("ssl"):
+    connection_class = options.get("connection_class")
+    if (connection_class is SSLConnection or "SSL" in getattr(connection_class, "__name__", "")
+            or options.get("ssl") or options.get("sentinels") or options.get("master_name")):
         return None
     address: dict[str, Any] = ({"path": options["path"]} if options.get("path")
                                else {"host": options.get("host", "localhost"), "port": int(options.get("port", 6379))})
@@ -171,10 +181,12 @@ def _command(*args: str | bytes) -> bytes:
     return b"".join(parts)
 
 
-class RedisSubscription(asyncio.Protocol):
+class RedisSubscription:
     """A subscriber connection of the relay's own: SUBSCRIBE/UNSUBSCRIBE per table as sockets come
-    and go, messages decoded and delivered from ``data_received``. Lost connections are made again
-    (with back-off) and every table the relay still has is subscribed again."""
+    and go, messages decoded and delivered from the connection's ``data_received``. A lost connection
+    is made again (with back-off, kept across connections that die young) and every table the relay
+    still has is subscribed again; a PING every ``HEALTH_CHECK_S`` that goes unanswered for
+    ``HEALTH_TIMEOUT_S`` ends a connection that has silently gone away."""
 
     def __init__(self, address: dict[str, Any], *, decode: Callable[[bytes], Any],
                  deliver: Callable[[dict], Any], tables: Callable[[], list[int]]) -> None:
@@ -182,11 +194,10 @@ class RedisSubscription(asyncio.Protocol):
         self.decode = decode
         self.deliver = deliver
         self.tables = tables
-        self.transport: asyncio.Transport | None = None
-        self.reader = None
-        # Redis confirms each channel's SUBSCRIBE in order; a join waits for its confirmation.
-        self.confirmations: dict[bytes, deque[asyncio.Future]] = {}
+        self.current: _RedisConnection | None = None
+        self.failures = 0  # connections in a row that failed or died young: the back-off step
         self._connecting: asyncio.Task | None = None
+        self._health: asyncio.Task | None = None
         self._closed = False
 
     @staticmethod
@@ -196,37 +207,48 @@ class RedisSubscription(asyncio.Protocol):
     async def subscribe(self, table_id: int) -> None:
         if not await self._connected():
             return  # the connection, once made, subscribes every table the relay has
-        channel = self.channel(table_id)
-        waiter = asyncio.get_running_loop().create_future()
-        self.confirmations.setdefault(channel, deque()).append(waiter)
-        self.transport.write(_command("SUBSCRIBE", channel))
+        await self._wait(self.current.send(_command("SUBSCRIBE", self.channel(table_id)), replies=1,
+                                           channels=(self.channel(table_id),)))
+
+    async def subscribed(self, table_id: int) -> None:
+        if await self._connected():
+            await self._wait(self.current.subscribing.get(self.channel(table_id)))
+
+    async def unsubscribe(self, table_id: int) -> None:
+        if self._is_connected():
+            self.current.send(_command("UNSUBSCRIBE", self.channel(table_id)), replies=1)
+
+    def close(self) -> None:
+        self._closed = True
+        for task in (self._connecting, self._health):
+            if task is not None:
+                task.cancel()
+        if self.current is not None:
+            self.current.transport.close()
+
+    @staticmethod
+    async def _wait(waiter: asyncio.Future | None) -> None:
+        if waiter is None or waiter.done():
+            return
         try:
             await asyncio.wait_for(asyncio.shield(waiter), SUBSCRIBE_WAIT_S)
         except TimeoutError:
             log.warning("table relay: Redis did not confirm a subscription in %s s", SUBSCRIBE_WAIT_S)
 
-    async def unsubscribe(self, table_id: int) -> None:
-        if self._is_connected():
-            self.transport.write(_command("UNSUBSCRIBE", self.channel(table_id)))
-
-    def close(self) -> None:
-        self._closed = True
-        if self._connecting is not None:
-            self._connecting.cancel()
-        if self.transport is not None:
-            self.transport.close()
-
     # ----- the connection -----------------------------------------------------------------
     def _is_connected(self) -> bool:
-        return self.transport is not None and not self.transport.is_closing()
+        return self.current is not None and not self.current.transport.is_closing()
 
     def _start_connecting(self) -> None:
         if self._closed or (self._connecting is not None and not self._connecting.done()):
             return
         try:
-            self._connecting = asyncio.get_running_loop().create_task(self._connect(), name="table-relay-redis")
+            loop = asyncio.get_running_loop()
         except RuntimeError:  # no running loop any more (shutting down)
-            self._connecting = None
+            return
+        self._connecting = loop.create_task(self._connect(), name="table-relay-redis")
+        if self._health is None or self._health.done():
+            self._health = loop.create_task(self._check_health(), name="table-relay-redis-health")
 
     async def _connected(self) -> bool:
         """Connected, waiting up to SUBSCRIBE_WAIT_S for a connection being made."""
@@ -243,91 +265,151 @@ class RedisSubscription(asyncio.Protocol):
 
     async def _connect(self) -> None:
         loop = asyncio.get_running_loop()
-        attempt = 0
-        while not self._closed:
+        while not self._closed and not self._is_connected():
+            if self.failures:
+                await asyncio.sleep(RECONNECT_DELAYS_S[min(self.failures, len(RECONNECT_DELAYS_S)) - 1])
             try:
                 if "path" in self.address:
-                    await loop.create_unix_connection(lambda: self, self.address["path"])
+                    await loop.create_unix_connection(lambda: _RedisConnection(self), self.address["path"])
                 else:
-                    await loop.create_connection(lambda: self, self.address["host"], self.address["port"])
-                break
+                    await loop.create_connection(lambda: _RedisConnection(self), self.address["host"],
+                                                 self.address["port"])
             except OSError as exc:
-                delay = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
-                if attempt == 0:
-                    log.warning("table relay: cannot reach Redis (%s); retrying", exc)
-                attempt += 1
-                await asyncio.sleep(delay)
-        if self.transport is None:
-            return
-        if "password" in self.address:
-            username = [self.address["username"]] if "username" in self.address else []
-            self.transport.write(_command("AUTH", *username, self.address["password"]))
-        tables = self.tables()
-        for start in range(0, len(tables), SUBSCRIBE_BATCH):
-            self.transport.write(_command("SUBSCRIBE", *(self.channel(t) for t in tables[start:start + SUBSCRIBE_BATCH])))
-        if attempt:
-            log.warning("table relay: reconnected to Redis; %d tables subscribed again", len(tables))
+                self._failed(f"cannot reach Redis ({exc})")
+                continue
+            connection = self.current
+            if connection is None or connection.transport.is_closing():
+                continue  # lost already (counted by _lost): try again after the back-off
+            if "password" in self.address:
+                username = [self.address["username"]] if "username" in self.address else []
+                connection.send(_command("AUTH", *username, self.address["password"]), replies=1)
+            tables = self.tables()
+            for start in range(0, len(tables), SUBSCRIBE_BATCH):
+                channels = tuple(self.channel(t) for t in tables[start:start + SUBSCRIBE_BATCH])
+                connection.send(_command("SUBSCRIBE", *channels), replies=len(channels), channels=channels)
+            if tables:
+                log.warning("table relay: connected to Redis; %d tables subscribed again", len(tables))
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+    def _failed(self, why: str) -> None:
+        self.failures += 1
+        if self.failures == 1 or self.failures % 60 == 0:  # once, then about once a minute
+            log.warning("table relay: %s; retrying (%d failures in a row)", why, self.failures)
+
+    def _made(self, connection: _RedisConnection) -> None:
+        if self.current is not None and self.current is not connection:
+            self.current.transport.close()  # never two: a stale one's bytes must not reach the parser
+        self.current = connection
+
+    def _lost(self, connection: _RedisConnection, exc: Exception | None, lived_s: float) -> None:
+        if connection is not self.current:
+            return  # an older connection closing late: the current one is unaffected
+        self.current = None
+        if lived_s < YOUNG_CONNECTION_S:
+            self._failed(f"Redis closed the connection after {lived_s:.2f} s ({exc})")
+        else:
+            self.failures = 0
+            log.warning("table relay: Redis connection lost (%s); reconnecting", exc)
+        self._start_connecting()
+
+    def _reply(self, reply) -> None:
+        """A reply that is not an answer to a command: a message."""
+        if not (isinstance(reply, list) and len(reply) == 3 and reply[0] == b"message"):
+            return
+        try:
+            message = self.decode(reply[2])
+        except Exception:
+            log.exception("table relay: undecodable message on %r", reply[1])
+            return
+        if isinstance(message, dict):
+            try:
+                self.deliver(message)
+            except Exception:
+                log.exception("table relay: could not deliver a message on %r", reply[1])
+
+    async def _check_health(self) -> None:
+        while not self._closed:
+            await asyncio.sleep(HEALTH_CHECK_S)
+            connection = self.current
+            if connection is None or connection.transport.is_closing():
+                continue
+            pong = connection.send(_command("PING"), replies=1)
+            try:
+                await asyncio.wait_for(asyncio.shield(pong), HEALTH_TIMEOUT_S)
+            except TimeoutError:
+                if connection is self.current:
+                    log.warning("table relay: no answer to PING in %s s; reconnecting", HEALTH_TIMEOUT_S)
+                    connection.transport.abort()
+
+
+class _RedisConnection(asyncio.Protocol):
+    """One connection of a ``RedisSubscription``. Redis answers commands in order (messages come in
+    between), so each command sent queues how many replies it gets and the future its sender waits
+    on; an error reply answers the whole command."""
+
+    def __init__(self, owner: RedisSubscription) -> None:
         import hiredis
 
+        self.owner = owner
+        self.reader = hiredis.Reader()
+        self.transport: asyncio.Transport = None  # type: ignore[assignment]
+        self.pending: deque[list] = deque()  # [replies still due, future, channels]
+        self.subscribing: dict[bytes, asyncio.Future] = {}  # the last SUBSCRIBE asked for per channel
+        self.made_at = 0.0
+
+    def send(self, command: bytes, *, replies: int, channels: tuple[bytes, ...] = ()) -> asyncio.Future:
+        waiter = asyncio.get_running_loop().create_future()
+        self.pending.append([replies, waiter, channels])
+        for channel in channels:
+            self.subscribing[channel] = waiter
+        self.transport.write(command)
+        return waiter
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
-        self.reader = hiredis.Reader()  # a fresh parser for each connection
+        self.made_at = asyncio.get_running_loop().time()
+        self.owner._made(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.transport = None
-        self.reader = None
-        for waiters in self.confirmations.values():  # nobody waits for a connection that is gone
-            for waiter in waiters:
-                if not waiter.done():
-                    waiter.set_result(None)
-        self.confirmations.clear()
-        if not self._closed:
-            log.warning("table relay: Redis connection lost (%s); reconnecting", exc)
-            self._start_connecting()
+        for _, waiter, _ in self.pending:  # nobody waits for a connection that is gone
+            if not waiter.done():
+                waiter.set_result(None)
+        self.pending.clear()
+        self.subscribing.clear()
+        self.owner._lost(self, exc, asyncio.get_running_loop().time() - self.made_at)
 
     def data_received(self, data: bytes) -> None:
-        reader = self.reader
-        if reader is None:
-            return
-        reader.feed(data)
+        self.reader.feed(data)
         while True:
             try:
-                reply = reader.gets()
+                reply = self.reader.gets()
             except Exception:  # a protocol error: start over on a new connection
                 log.exception("table relay: unreadable reply from Redis")
-                if self.transport is not None:
-                    self.transport.close()
+                self.transport.abort()
                 return
             if reply is False:
                 return
-            self._reply(reply)
+            if isinstance(reply, list) and len(reply) == 3 and reply[0] == b"message":
+                self.owner._reply(reply)
+            else:
+                self._answer(reply)
 
-    def _reply(self, reply) -> None:
-        if isinstance(reply, list) and len(reply) == 3:
-            kind = reply[0]
-            if kind == b"message":
-                try:
-                    message = self.decode(reply[2])
-                except Exception:
-                    log.exception("table relay: undecodable message on %r", reply[1])
-                    return
-                if isinstance(message, dict):
-                    self.deliver(message)
-                return
-            if kind == b"subscribe":
-                waiters = self.confirmations.get(reply[1])
-                if waiters:
-                    waiter = waiters.popleft()
-                    if not waiters:
-                        del self.confirmations[reply[1]]
-                    if not waiter.done():
-                        waiter.set_result(None)
-                return
-            if kind == b"unsubscribe":
-                return
-        if isinstance(reply, Exception):  # e.g. AUTH refused: logged, and the relay stays without frames
+    def _answer(self, reply) -> None:
+        if not self.pending:
+            return
+        entry = self.pending[0]
+        if isinstance(reply, Exception):  # e.g. NOAUTH, NOPERM: logged, and the command is over
             log.error("table relay: Redis refused a command: %s", reply)
+            entry[0] = 0
+        else:
+            entry[0] -= 1
+        if entry[0] <= 0:
+            self.pending.popleft()
+            waiter = entry[1]
+            for channel in entry[2]:
+                if self.subscribing.get(channel) is waiter:
+                    del self.subscribing[channel]
+            if not waiter.done():
+                waiter.set_result(None)
 
 
 _relays: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, TableRelay] = weakref.WeakKeyDictionary()
