@@ -67,11 +67,20 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.outbox: deque[dict] = deque()
         self.outbox_sender: asyncio.Task | None = None
         self.relay_joined = relay.for_running_loop(self.channel_layer)
-        await self.relay_joined.join(self.table_id, self)
         self.groups_joined = [broadcast.user_group(user.pk)]
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
-        await self._send_snapshot()
+        try:
+            await self.relay_joined.join(self.table_id, self)
+            for group in self.groups_joined:
+                await self.channel_layer.group_add(group, self.channel_name)
+            await self._send_snapshot()
+        except BaseException:
+            # A failed connect never gets its disconnect: leave the relay and the groups here, or this
+            # socket (and its table's subscription) would stay in the process for good.
+            try:
+                await self.disconnect(1011)
+            except Exception:  # e.g. Redis is what failed: the relay entry is gone, the groups expire
+                log.debug("table %s: cleanup after a failed connect", self.table_id, exc_info=True)
+            raise
 
     async def disconnect(self, code: int) -> None:
         if getattr(self, "relay_joined", None) is not None:

@@ -322,3 +322,26 @@ async def test_a_move_that_fails_unexpectedly_is_answered_and_the_socket_stays(m
     await comm.send_json_to({"type": "ping", "id": "still"})
     assert await comm.receive_json_from(timeout=10) == {"type": "pong", "id": "still"}
     await comm.disconnect()
+
+
+async def test_a_connect_that_fails_after_joining_leaves_the_relay(enqueued, monkeypatch):
+    from channels.layers import get_channel_layer
+
+    from rooms import relay
+    from rooms.consumers import TableConsumer
+
+    table, a, *_ = await sync_to_async(_setup)()
+
+    async def snapshot_fails(self, client_id=None):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(TableConsumer, "_send_snapshot", snapshot_fails)
+    comm = WebsocketCommunicator(application, f"/ws/tables/{table.pk}/",
+                                 headers=[(b"origin", b"http://127.0.0.1"),
+                                          (b"cookie", await sync_to_async(_session_cookie)(a))])
+    connected, _ = await comm.connect(timeout=10)  # accepted first, then joined, then the snapshot fails
+    assert connected
+    with pytest.raises(RuntimeError):
+        await comm.wait(timeout=10)
+    hub = relay.for_running_loop(get_channel_layer())
+    assert table.pk not in hub.sockets  # without the cleanup the socket stayed joined for good
