@@ -196,6 +196,7 @@ class RedisSubscription:
         self.tables = tables
         self.current: _RedisConnection | None = None
         self.failures = 0  # connections in a row that failed or died young: the back-off step
+        self.connections_made = 0
         self._connecting: asyncio.Task | None = None
         self._health: asyncio.Task | None = None
         self._closed = False
@@ -287,8 +288,8 @@ class RedisSubscription:
             for start in range(0, len(tables), SUBSCRIBE_BATCH):
                 channels = tuple(self.channel(t) for t in tables[start:start + SUBSCRIBE_BATCH])
                 connection.send(_command("SUBSCRIBE", *channels), replies=len(channels), channels=channels)
-            if tables:
-                log.warning("table relay: connected to Redis; %d tables subscribed again", len(tables))
+            if self.connections_made > 1:
+                log.warning("table relay: reconnected to Redis; %d tables subscribed again", len(tables))
 
     def _failed(self, why: str) -> None:
         self.failures += 1
@@ -299,6 +300,7 @@ class RedisSubscription:
         if self.current is not None and self.current is not connection:
             self.current.transport.close()  # never two: a stale one's bytes must not reach the parser
         self.current = connection
+        self.connections_made += 1
 
     def _lost(self, connection: _RedisConnection, exc: Exception | None, lived_s: float) -> None:
         if connection is not self.current:
