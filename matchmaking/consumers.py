@@ -10,6 +10,7 @@ import json
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from core.websocket import refuse
 from matchmaking import broadcast, selectors
 from rooms import broadcast as rooms_broadcast
 
@@ -21,7 +22,7 @@ class QueueConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await refuse(self, CLOSE_UNAUTHENTICATED)
             return
         self.user = user
         await self.accept()

@@ -13,6 +13,7 @@ import json
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from core.websocket import refuse
 from rooms import broadcast as rooms_broadcast
 from tournaments import broadcast, selectors
 from tournaments.models import Tournament
@@ -25,7 +26,7 @@ class TournamentConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.tournament_id = int(self.scope["url_route"]["kwargs"]["pk"])
         if not await database_sync_to_async(Tournament.objects.filter(pk=self.tournament_id).exists)():
-            await self.close(code=CLOSE_NO_SUCH)
+            await refuse(self, CLOSE_NO_SUCH)
             return
         await self.accept()
         self.groups_joined = [broadcast.group(self.tournament_id)]

@@ -18,6 +18,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from core.websocket import refuse
 from rooms import broadcast, move_pool, relay, selectors
 from rooms.errors import TableError
 from rooms.models import Table
@@ -44,16 +45,16 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await refuse(self, CLOSE_UNAUTHENTICATED)
             return
         try:
             self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         except (KeyError, ValueError):
-            await self.close(code=CLOSE_NO_TABLE)
+            await refuse(self, CLOSE_NO_TABLE)
             return
         seat = await self._seat()
         if seat is False:
-            await self.close(code=CLOSE_NO_TABLE)
+            await refuse(self, CLOSE_NO_TABLE)
             return
         self.user = user
         self.user_key = str(user.pk)  # how the broadcaster keys this user's frame

@@ -7,6 +7,7 @@ from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
+from tests.wsrefusal import refusal_code
 from tournaments import broadcast
 from tournaments.routing import websocket_urlpatterns
 
@@ -34,7 +35,7 @@ async def test_snapshot_push_and_bad_input(make_tournament):
     await socket.disconnect()
     missing = WebsocketCommunicator(_app(), "/ws/tournaments/999999/")
     connected, code = await missing.connect()
-    assert not connected and code == 4404
+    assert await refusal_code(missing, connected, code) == 4404
 
 
 def test_player_frames_go_to_the_user_group_every_socket_of_the_user_joins():

@@ -13,6 +13,7 @@ from accounts.services import user_create
 from config.asgi import application
 from rooms import services
 from rooms.models import Room, Table
+from tests.wsrefusal import refusal_code
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -63,12 +64,12 @@ def _setup():
 async def test_refuses_no_session_and_wrong_origin(enqueued):
     table, a, *_ = await sync_to_async(_setup)()
     comm, connected, code = await _connect(table.pk, None)
-    assert not connected and code == 4401
+    assert await refusal_code(comm, connected, code) == 4401
     cookie = await sync_to_async(_session_cookie)(a)
     comm, connected, _ = await _connect(table.pk, cookie, origin=b"http://evil.example")
     assert not connected
     comm, connected, code = await _connect(999999, cookie)
-    assert not connected and code == 4404
+    assert await refusal_code(comm, connected, code) == 4404
 
 
 async def test_snapshot_on_connect_is_the_seats_own_view(enqueued):
@@ -229,7 +230,7 @@ async def test_a_private_table_is_hidden_from_strangers(enqueued):
     table, stranger = await sync_to_async(setup)()
     cookie = await sync_to_async(_session_cookie)(stranger)
     comm, connected, code = await _connect(table.pk, cookie)
-    assert not connected and code == 4404
+    assert await refusal_code(comm, connected, code) == 4404
     comm = WebsocketCommunicator(application, f"/ws/tables/{table.pk}/?invite={table.invite_code}",
                                  headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", cookie)])
     connected, _ = await comm.connect(timeout=10)

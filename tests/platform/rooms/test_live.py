@@ -187,3 +187,29 @@ def test_sigkill_of_the_worker_loses_nothing(live_stack):
     moves = selectors.move_log(table=table)
     assert table.version == len(moves)
     assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1))  # nothing applied twice
+
+
+def test_a_real_server_refuses_with_the_documented_codes(live_stack):
+    """docs/protocol.md: no session -> closed with 4401, unknown table -> 4404 (a browser can read
+    these); a wrong Origin -> the handshake is refused with HTTP 403."""
+    user = user_create(username="live-refused", password="pass-word-123")
+    cookie = _cookie_for(user)
+    origin = live_stack.ws_url.replace("ws://", "http://")
+
+    async def close_code(path: str, headers: dict, origin_header: str) -> int | str:
+        try:
+            async with websockets.connect(f"{live_stack.ws_url}{path}", additional_headers=headers,
+                                          origin=origin_header, open_timeout=10) as ws:
+                await asyncio.wait_for(ws.recv(), 10)
+        except websockets.ConnectionClosed as exc:
+            return exc.rcvd.code
+        except websockets.InvalidStatus as exc:
+            return f"HTTP {exc.response.status_code}"
+        return "open"
+
+    async def run():
+        assert await close_code("/ws/tables/1/", {}, origin) == 4401
+        assert await close_code("/ws/tables/999999/", {"Cookie": cookie}, origin) == 4404
+        assert await close_code("/ws/tables/999999/", {"Cookie": cookie}, "http://evil.example") == "HTTP 403"
+
+    asyncio.run(run())
