@@ -35,8 +35,8 @@ def session_key_of(scope: dict[str, Any]) -> str | None:
 
 
 @database_sync_to_async
-def _user_and_session(session_key: str | None):
-    session = import_string(f"{settings.SESSION_ENGINE}.SessionStore")(session_key)
+def _user_and_session(session_store, session_key: str | None):
+    session = session_store(session_key)
     if session_key is None:
         return AnonymousUser(), session
     return auth.get_user(SimpleNamespace(session=session)), session
@@ -47,9 +47,10 @@ class SessionAuthMiddleware:
 
     def __init__(self, inner) -> None:
         self.inner = inner
+        self.session_store = import_string(f"{settings.SESSION_ENGINE}.SessionStore")  # as Django's SessionMiddleware
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "websocket":
-            user, session = await _user_and_session(session_key_of(scope))
+            user, session = await _user_and_session(self.session_store, session_key_of(scope))
             scope = {**scope, "user": user, "session": session}
         return await self.inner(scope, receive, send)

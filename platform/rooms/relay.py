@@ -143,7 +143,7 @@ def redis_address(layer) -> dict[str, Any] | None:
     try:
         import hiredis  # noqa: F401
         from channels_redis.pubsub import RedisPubSubChannelLayer
-        from redis.connection import SSLConnection, parse_url
+        from redis.connection import parse_url
     except ImportError:
         return None
     if not isinstance(layer, RedisPubSubChannelLayer):
@@ -161,7 +161,7 @@ def redis_address(layer) -> dict[str, Any] | None:
     else:
         return None
     connection_class = options.get("connection_class")
-    if (connection_class is SSLConnection or "SSL" in getattr(connection_class, "__name__", "")
+    if ("SSL" in getattr(connection_class, "__name__", "")  # redis-py's sync and asyncio SSLConnection
             or options.get("ssl") or options.get("sentinels") or options.get("master_name")):
         return None
     address: dict[str, Any] = ({"path": options["path"]} if options.get("path")
@@ -208,8 +208,8 @@ class RedisSubscription:
     async def subscribe(self, table_id: int) -> None:
         if not await self._connected():
             return  # the connection, once made, subscribes every table the relay has
-        await self._wait(self.current.send(_command("SUBSCRIBE", self.channel(table_id)), replies=1,
-                                           channels=(self.channel(table_id),)))
+        channel = self.channel(table_id)
+        await self._wait(self.current.send(_command("SUBSCRIBE", channel), replies=1, channels=(channel,)))
 
     async def subscribed(self, table_id: int) -> None:
         if await self._connected():
@@ -313,20 +313,17 @@ class RedisSubscription:
             log.warning("table relay: Redis connection lost (%s); reconnecting", exc)
         self._start_connecting()
 
-    def _reply(self, reply) -> None:
-        """A reply that is not an answer to a command: a message."""
-        if not (isinstance(reply, list) and len(reply) == 3 and reply[0] == b"message"):
-            return
+    def _message(self, channel: bytes, data: bytes) -> None:
         try:
-            message = self.decode(reply[2])
+            message = self.decode(data)
         except Exception:
-            log.exception("table relay: undecodable message on %r", reply[1])
+            log.exception("table relay: undecodable message on %r", channel)
             return
         if isinstance(message, dict):
             try:
                 self.deliver(message)
             except Exception:
-                log.exception("table relay: could not deliver a message on %r", reply[1])
+                log.exception("table relay: could not deliver a message on %r", channel)
 
     async def _check_health(self) -> None:
         while not self._closed:
@@ -391,7 +388,7 @@ class _RedisConnection(asyncio.Protocol):
             if reply is False:
                 return
             if isinstance(reply, list) and len(reply) == 3 and reply[0] == b"message":
-                self.owner._reply(reply)
+                self.owner._message(reply[1], reply[2])
             else:
                 self._answer(reply)
 
