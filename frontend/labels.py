@@ -18,6 +18,8 @@ ERRORS = {
     "seat_taken": _("That seat is taken."),
     "already_seated": _("You are already seated at this table."),
     "not_host": _("Only the host can do that."),
+    "host_stop_after_start": _("A table with a stake cannot be stopped by its host once it has started. "
+                               "You may leave it; your entry is forfeited."),
     "not_enough_players": _("Not enough players are seated to start."),
     "insufficient_funds": _("Your balance is too low for this table."),
     "no_bot_available": _("No bot is free for this table."),

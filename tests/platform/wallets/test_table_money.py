@@ -51,6 +51,48 @@ def seated(room, users) -> Table:
     return table
 
 
+def staff_user():
+    from django.contrib.auth import get_user_model
+
+    user, _ = get_user_model().objects.get_or_create(username="staff-stopper", defaults={"is_staff": True})
+    return user
+
+
+def test_host_stop_is_refused_once_a_table_with_an_entry_has_started(rich, make_room, make_user):
+    """economy.md [host stop]: before the start the host may stop (entries back); after it, not."""
+    room = make_room("lembar", stake_kind="pot", currency="KEL", stake=60, rake_bps=500)
+    host, guest = make_user(), make_user()
+    waiting = rooms.table_open(room=room, host=host, seat_count=3)
+    rooms.table_sit(table_id=waiting.pk, user=host)
+    rooms.table_sit(table_id=waiting.pk, user=guest)
+    rooms.table_stop(table_id=waiting.pk, reason=StopReason.HOST, by=host)
+    assert [bal(host), bal(guest)] == [1000, 1000] and escrow(waiting) == 0
+
+    table = seated(room, [host, guest])
+    before = LedgerTransaction.objects.count()
+    with pytest.raises(TableError) as exc:
+        rooms.table_stop(table_id=table.pk, reason=StopReason.HOST, by=host)
+    assert exc.value.code == "host_stop_after_start" and exc.value.status == 409
+    table.refresh_from_db()
+    assert table.status == TableStatus.RUNNING and LedgerTransaction.objects.count() == before
+    assert escrow(table) == 120
+    rooms.table_stop(table_id=table.pk, reason=StopReason.STAFF, by=staff_user())  # staff still can
+    assert [bal(host), bal(guest)] == [1000, 1000] and ledger_problems() == []
+
+
+@pytest.mark.parametrize("game, stake_kind, currency, stake", [
+    ("cherki", "per_point", "CHP", 1), ("otuzbir", "ante", "CHP", 1)])
+def test_host_stop_is_refused_at_a_started_staked_table_of_any_kind(make_room, make_user,
+                                                                    game, stake_kind, currency, stake):
+    """A Cherki value per point or a 31 ante is a stake like an entry: stopping would undo a losing hand."""
+    room = make_room(game, stake_kind=stake_kind, currency=currency, stake=stake)
+    users = [make_user() for _ in range(3)]
+    table = seated(room, users)
+    with pytest.raises(TableError) as exc:
+        rooms.table_stop(table_id=table.pk, reason=StopReason.HOST, by=users[0])
+    assert exc.value.code == "host_stop_after_start"
+
+
 def finish_with(table: Table, result: dict) -> None:
     """Settle as rooms.services._finish_locked does, with a chosen result (exact-number tests)."""
     with transaction.atomic():
@@ -217,7 +259,7 @@ def test_stop_after_forfeits_refunds_players_still_in_and_forfeits_go_to_the_pla
     rooms.table_stand(table_id=table.pk, user=users[1])
     rooms.table_stand(table_id=table.pk, user=users[2])
     assert escrow(table) == 240
-    rooms.table_stop(table_id=table.pk, reason=StopReason.HOST, by=users[0])
+    rooms.table_stop(table_id=table.pk, reason=StopReason.STAFF, by=staff_user())
     assert [bal(u) for u in users] == [1000, 940, 940, 1000]
     assert revenue() == 120 and escrow(table) == 0
     assert ledger_problems() == []
@@ -372,7 +414,7 @@ def test_31_real_game_hands_post_and_stop_mid_hand_moves_nothing_more(make_room,
     # A second table stopped during its first hand: the unfinished hand was never posted.
     table2 = seated(room, users)
     before = LedgerTransaction.objects.count()
-    rooms.table_stop(table_id=table2.pk, reason=StopReason.HOST, by=users[0])
+    rooms.table_stop(table_id=table2.pk, reason=StopReason.STAFF, by=staff_user())
     assert LedgerTransaction.objects.count() == before
     assert ledger_problems() == []
 
