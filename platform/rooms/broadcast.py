@@ -146,36 +146,53 @@ def pubsub_channel(group: str) -> str:
 
 
 def _publish(pairs: list[tuple[str, bytes]]) -> None:
-    """PUBLISH each (channel, data) in one round trip on this thread's own connection: through a
+    """PUBLISH each (channel, data) in one round trip on a connection of the process's own: through a
     client's pool and pipeline the bookkeeping cost twice the command itself (~35 against ~16 us of
     CPU), on every move. A connection that broke (Redis restarted) is replaced and the batch sent once
     more, as redis-py's own retry would."""
     import redis
 
     for attempt in (1, 2):
-        conn = _connection()
+        conn = _checkout()
         try:
             conn.send_packed_command(conn.pack_commands([("PUBLISH", channel, data) for channel, data in pairs]))
             for _ in pairs:
                 conn.read_response()
-            return
         except (redis.ConnectionError, redis.TimeoutError, OSError):
-            conn.disconnect()
+            conn.disconnect()  # reconnects on its next use
+            _checkin(conn)
             if attempt == 2:
                 raise
+        except BaseException:
+            conn.disconnect()  # a reply may still be unread: never hand this socket to the next batch as is
+            _checkin(conn)
+            raise
+        else:
+            _checkin(conn)
+            return
 
 
-_connections = threading.local()
+# Publishing connections not in use, per process. A batch takes one and gives it back, so a process
+# holds as many as it ever published from at once, not one per thread that ever published: under ASGI
+# every REST request runs on a new thread, and a connection per thread, never returned, used up the
+# pool's 100 in ~100 requests; after that nothing was pushed at all.
+_idle: list[Any] = []
+_idle_pid = [0]
 
 
-def _connection():
-    """This thread's publishing connection, from the process's client's settings (a forked worker
-    makes its own)."""
-    conn = getattr(_connections, "conn", None)
-    if conn is None or _connections.pid != os.getpid():
-        conn = _redis().connection_pool.make_connection()
-        _connections.conn, _connections.pid = conn, os.getpid()
-    return conn
+def _checkout():
+    if _idle_pid[0] != os.getpid():  # a forked worker makes its own
+        _idle.clear()
+        _idle_pid[0] = os.getpid()
+    try:
+        return _idle.pop()  # atomic under the GIL
+    except IndexError:
+        return _redis().connection_pool.make_connection()
+
+
+def _checkin(conn) -> None:
+    if _idle_pid[0] == os.getpid():
+        _idle.append(conn)
 
 
 _clients: dict[int, Any] = {}

@@ -41,9 +41,10 @@ def test_publish_sends_every_message_in_order():
 def test_publish_replaces_a_connection_that_broke():
     def publish_after_the_connection_was_killed():
         broadcast.publish([(broadcast.all_group(TABLE), {"type": "table.state", "table": TABLE, "version": 1})])
-        conn = broadcast._connection()
+        conn = broadcast._checkout()
         conn.send_command("CLIENT", "ID")
         own_id = conn.read_response()
+        broadcast._checkin(conn)
         assert broadcast._redis().client_kill_filter(_id=str(own_id)) == 1  # gone server-side
         broadcast.publish([(broadcast.all_group(TABLE), {"type": "table.state", "table": TABLE, "version": 2})])
 
@@ -88,3 +89,27 @@ def test_state_message_gives_each_seated_user_their_own_seats_frame_and_spectato
     # Exactly the seat to act has moves offered.
     to_act = [f["seat"] for key, f in frames.items() if key != broadcast.WATCH and f["legal"]]
     assert to_act == [table.deadline_seat]
+
+
+def test_publishing_from_many_short_lived_threads_reuses_connections():
+    """Under ASGI each REST request runs on its own thread: a publish connection per thread, never
+    given back, exhausted the client's pool (100) and every later broadcast failed."""
+    import threading
+
+    messages = [(broadcast.all_group(TABLE), {"type": "table.state", "table": TABLE, "version": 1})]
+    errors: list[BaseException] = []
+
+    def one() -> None:
+        try:
+            broadcast.publish(messages)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    for _ in range(150):
+        thread = threading.Thread(target=one)
+        thread.start()
+        thread.join()
+    assert errors == []
+    got = _received_after(lambda: broadcast.publish(messages))
+    assert [m["version"] for m in got] == [1]
+    assert len(broadcast._idle) <= 2
