@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.apps import apps
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -70,17 +72,18 @@ def open_private(request, slug):
     return redirect("frontend:table", table_id=table.pk)
 
 
-def _may_see(request, table: Table) -> bool:
-    """A private table is shown to its host, its seated players, staff and holders of the invite code."""
-    code = request.GET.get("invite") or request.POST.get("invite") or ""
-    return room_selectors.may_watch(table=table, user=request.user, invite_code=code)
-
-
 def _table_or_404(request, table_id: int) -> Table:
-    table = get_object_or_404(Table.objects.select_related("room", "host"), pk=table_id)
-    if not _may_see(request, table):
+    """Every table page answers 404 for a private table the visitor may not watch (rooms.selectors)."""
+    code = request.GET.get("invite") or request.POST.get("invite") or ""
+    table = room_selectors.watchable_table(table_id=table_id, user=request.user, invite_code=code)
+    if table is None:
         raise Http404("no such table")
     return table
+
+
+def _with_invite(request, url: str) -> str:
+    code = request.GET.get("invite")
+    return f"{url}?{urlencode({'invite': code})}" if code else url
 
 
 @login_required
@@ -148,21 +151,21 @@ def table_start(request, table_id: int):
 
 
 def proof(request, table_id: int):
-    table = get_object_or_404(Table.objects.select_related("room"), pk=table_id)
+    table = _table_or_404(request, table_id)
     return render(request, "frontend/proof.html", {
         "table": table, "ended": table.ended,
         "labels": labels.proof_labels(),
-        "proof_url": reverse("frontend:proof-json", args=[table.pk]),
+        "proof_url": _with_invite(request, reverse("frontend:proof-json", args=[table.pk])),
     })
 
 
 def proof_json(request, table_id: int):
-    table = get_object_or_404(Table.objects.select_related("room"), pk=table_id)
+    table = _table_or_404(request, table_id)
     return JsonResponse(room_selectors.proof_document(table=table), json_dumps_params={"indent": 1})
 
 
 def replay(request, table_id: int):
-    table = get_object_or_404(Table.objects.select_related("room"), pk=table_id)
+    table = _table_or_404(request, table_id)
     if not table.ended:
         return render(request, "frontend/replay.html", {"table": table, "ended": False}, status=404)
     return render(request, "frontend/replay.html", {

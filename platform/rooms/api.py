@@ -41,9 +41,10 @@ def _raise(exc: TableError):
 
 def _table(pk: int, request=None) -> Table:
     """The table, or 404 for a private table the caller may not see (``?invite=`` grants it)."""
-    table = get_object_or_404(Table.objects.select_related("room", "host"), pk=pk)
-    if request is not None and not selectors.may_watch(table=table, user=request.user,
-                                                        invite_code=request.query_params.get("invite")):
+    if request is None:
+        return get_object_or_404(Table.objects.select_related("room", "host"), pk=pk)
+    table = selectors.watchable_table(table_id=pk, user=request.user, invite_code=request.query_params.get("invite"))
+    if table is None:
         raise ApiError("no_such_table", "There is no such table.", status=404)
     return table
 

@@ -46,6 +46,18 @@ def may_watch(*, table: Table, user, invite_code: str | None = None) -> bool:
     return bool(invite_code) and invite_code == table.invite_code
 
 
+def watchable_table(*, table_id, user, invite_code: str | None = None) -> Table | None:
+    """The table, or None when there is none or it is private and ``user`` may not watch it: the one
+    visibility check behind every surface of a table (page, proof, proof JSON, replay, events, API, socket)."""
+    try:
+        table = Table.objects.select_related("room", "host").filter(pk=int(table_id)).first()
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if table is None or not may_watch(table=table, user=user, invite_code=invite_code):
+        return None
+    return table
+
+
 def seats_public(table: Table) -> list[dict]:
     """The seats not stood up as every viewer sees them (from ``Table.seating``, kept by the services)."""
     return [{key: value for key, value in entry.items() if key != "user_id"} for entry in table.seating]

@@ -115,6 +115,31 @@ def test_proof_page_and_document_before_and_after_the_end(client_in, room, bots,
     assert "js/proof.js" in client_in.get(f"/tables/{table.pk}/proof").content.decode()
 
 
+def test_every_surface_of_a_private_table_refuses_a_stranger(client, client_in, room, bots, player):
+    """One visibility rule (rooms.selectors.watchable_table) for the page, proof, proof JSON, replay,
+    events and API: a logged-out visitor or a stranger without the invite gets 404, never the seed."""
+    client_in.post("/rooms/l/private/")
+    table = Table.objects.get()
+    client_in.post(f"/tables/{table.pk}/add-bot/")
+    client_in.post(f"/tables/{table.pk}/start/")
+    services.table_stop(table_id=table.pk, reason="host", by=player)  # over: the seed is in the proof
+    surfaces = [f"/tables/{table.pk}/proof", f"/tables/{table.pk}/proof.json", f"/tables/{table.pk}/replay",
+                f"/api/tables/{table.pk}/", f"/api/tables/{table.pk}/proof.json", f"/api/tables/{table.pk}/events/"]
+    for url in surfaces:
+        assert client_in.get(url).status_code == 200, url
+    client.logout()
+    for url in surfaces:
+        response = client.get(url)
+        assert response.status_code in (403, 404) and table.seed_hex not in response.content.decode(), url
+    other = user_create(username="stranger", password="pass-word-123")
+    client.force_login(other)
+    for url in surfaces:
+        assert client.get(url).status_code == 404, url
+        assert client.get(f"{url}?invite={table.invite_code}").status_code == 200, url
+    page = client.get(f"/tables/{table.pk}/proof?invite={table.invite_code}").content.decode()
+    assert f"proof.json?invite={table.invite_code}" in page
+
+
 def test_replay_only_after_the_end(client_in, room, bots, player):
     table = services.play_with_bots(room=room, user=player)
     assert client_in.get(f"/tables/{table.pk}/replay").status_code == 404
