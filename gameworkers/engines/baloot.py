@@ -40,6 +40,14 @@ LADDER = ("double", "triple", "four", "gahwa")
 LADDER_LEVEL = {"double": 2, "triple": 3, "four": 4}
 AUTO_TRUMP_ORDER = "SHDC"  # round-2 automatic confirm names the first suit that is allowed
 
+# Rules revisions (option ``rules``; docs/rules/baloot.md, "Rules revisions"). New games use RULES.
+# Revision 1 is how games were played before issue 20: a Sawa could carry a Baloot claim, and a
+# Gahwa deal's winner was judged without Baloot. It is kept only so that the move logs of those games
+# replay to their recorded results (proof verification, replays); a state saved before revisions
+# existed has no ``rules`` option and is revision 1.
+RULES = 2
+LEGACY_RULES = 1
+
 
 def team_of(seat: int) -> int:
     return seat % 2
@@ -325,6 +333,19 @@ def hokum_game_points(raw: int) -> int:
     return raw // 10 + (1 if raw % 10 >= 6 else 0)
 
 
+def bid_failed(final: list[int], card_points: list[int], bidders: int) -> bool:
+    """The spec's one test of a failed bid, for every contract, sweeps and Gahwa included.
+
+    ``final`` is each team's game points after the multiplier, Baloot included; the bidders fail
+    unless theirs is more than the defenders' (equal: unless their card points, last trick
+    included, are more; still equal: they fail).
+    """
+    defenders = 1 - bidders
+    if final[bidders] != final[defenders]:
+        return final[bidders] < final[defenders]
+    return card_points[bidders] <= card_points[defenders]
+
+
 _MUTABLE_LISTS = ("hands", "stock", "trick", "tricks", "baloot", "scores", "left", "moves", "shuffles",
                   "deals", "projects", "bids", "sawa_pile")
 
@@ -359,14 +380,19 @@ class BalootEngine(Engine):
         options = dict(options or {})
         mode = options.get("mode", "classic")
         overtrump = options.get("overtrump", False)
+        rules = options.get("rules", RULES)
         if mode not in ("classic", "fast"):
             raise ValueError("mode must be 'classic' or 'fast'")
         if not isinstance(overtrump, bool):
             raise ValueError("overtrump must be true or false")
-        unknown = set(options) - {"mode", "overtrump"}
+        if isinstance(rules, bool) or rules not in (LEGACY_RULES, RULES):
+            raise ValueError(f"rules must be {LEGACY_RULES} or {RULES}")
+        unknown = set(options) - {"mode", "overtrump", "rules"}
         if unknown:
             raise ValueError(f"unknown options {sorted(unknown)}")
-        return {"mode": mode, "overtrump": overtrump}
+        # The revision is stored with the options, so a replay started from them (proof, replays)
+        # plays by the rules the game was played by.
+        return {"mode": mode, "overtrump": overtrump, "rules": rules}
 
     def _next_deal(self, state: State, *, first: bool = False) -> None:
         """Shuffle and deal 5 each plus the exposed card (mutates ``state``)."""
@@ -433,6 +459,11 @@ class BalootEngine(Engine):
 
     def _is_sun(self, state: State) -> bool:
         return state["contract"]["kind"] in ("sun", "ashkal")
+
+    @staticmethod
+    def _rules(state: State) -> int:
+        """The rules revision the game is played by (a state saved before revisions: 1)."""
+        return state["options"].get("rules", LEGACY_RULES)
 
     # ----- contract: who acts --------------------------------------------------------
     def is_over(self, state: State) -> bool:
@@ -512,13 +543,16 @@ class BalootEngine(Engine):
                 moves.append({"type": "play", "card": card, "baloot": True})
         if state["sawa"] and not state["trick"] and seat == state["leader"]:
             moves.append({"type": "sawa"})
-            if self._sawa_baloot_eligible(state, seat):
+            if self._legacy_sawa_baloot(state, seat):
                 moves.append({"type": "sawa", "baloot": True})
         return moves
 
-    def _sawa_baloot_eligible(self, state: State, seat: int) -> bool:
-        """Taking Sawa shows the hand: Baloot may be claimed if K and Q of trump were both this
-        seat's this deal, one still in hand, and it was not claimed yet."""
+    def _legacy_sawa_baloot(self, state: State, seat: int) -> bool:
+        """Rules revision 1 only: a Sawa could claim Baloot when trump K and Q were both this seat's
+        this deal, one still in hand, and it was not claimed yet. Under the current rules a Sawa
+        plays no card, so it never carries the claim made "when playing the second of the two"."""
+        if self._rules(state) != LEGACY_RULES:
+            return False
         trump = self._trump(state)
         if trump is None or seat in state["baloot"]:
             return False
@@ -784,8 +818,8 @@ class BalootEngine(Engine):
         if mtype == "sawa":
             if not (state["sawa"] and not state["trick"] and seat == state["leader"]):
                 raise IllegalMove("sawa_not_offered", "Sawa is not offered now.")
-            if claim and not self._sawa_baloot_eligible(state, seat):
-                raise IllegalMove("baloot_not_allowed", "No Baloot to claim.")
+            if claim and not self._legacy_sawa_baloot(state, seat):
+                raise IllegalMove("baloot_not_allowed", "Sawa plays no card, so it carries no Baloot claim.")
             return self._apply_sawa(state, seat, move, now_ms, claim)
         card = move.get("card")
         if not isinstance(card, str):
@@ -833,7 +867,7 @@ class BalootEngine(Engine):
         new["sawa_by"] = seat
         new["revealed"] = True
         events: list[Event] = [{"type": "sawa", "seat": seat, "cards": new["sawa_pile"]}]
-        if claim:
+        if claim:  # rules revision 1 only (refused before this point otherwise)
             new["baloot"].append(seat)
             events.append({"type": "baloot", "seat": seat})
         self._end_deal(new, events)
@@ -887,7 +921,6 @@ class BalootEngine(Engine):
         defenders = 1 - bidders
         total = 26 if sun else 16
         game = [0, 0]
-        failed = False
         if sweep is not None:
             base = 44 if sun else 25
             deal = [0, 0]
@@ -895,25 +928,27 @@ class BalootEngine(Engine):
             proj[1 - sweep] = 0
             game[sweep] = base
             deal = [deal[t] + baloot[t] for t in (0, 1)]
-            winner = sweep
+            # The sweep's own scores are the final game points: the sweepers always come out ahead,
+            # so the bidders fail exactly when the defenders sweep (no transfer: a sweep is a sweep).
+            failed = bid_failed(deal, raw, bidders)
         else:
             conv = sun_game_points if sun else hokum_game_points
             game[bidders] = conv(raw[bidders])
             game[defenders] = total - game[bidders]
             fin = [mult * (game[t] + proj[t]) + baloot[t] for t in (0, 1)]
-            made = fin[bidders] > fin[defenders] or (fin[bidders] == fin[defenders] and raw[bidders] > raw[defenders])
-            if made:
-                deal = fin
-            else:
-                failed = True
+            failed = bid_failed(fin, raw, bidders)
+            if failed:
                 deal = [0, 0]
                 deal[bidders] = baloot[bidders]
                 deal[defenders] = mult * (game[0] + game[1] + proj[0] + proj[1]) + baloot[defenders]
-            # Gahwa ignores Baloot on both sides when deciding the deal's winner.
+            else:
+                deal = fin
+        # "The bidders unless they fail"; Baloot is ignored only in a Gahwa deal's score.
+        winner = defenders if failed else bidders
+        if gahwa and sweep is None and self._rules(state) == LEGACY_RULES:
+            # Revision 1 judged the Gahwa winner without Baloot (replays of old games only).
             plain = [mult * (game[t] + proj[t]) for t in (0, 1)]
-            gahwa_made = plain[bidders] > plain[defenders] or (
-                plain[bidders] == plain[defenders] and raw[bidders] > raw[defenders])
-            winner = bidders if gahwa_made else defenders
+            winner = defenders if bid_failed(plain, raw, bidders) else bidders
         if gahwa:
             deal = [0, 0]
             deal[winner] = TARGET
@@ -957,6 +992,18 @@ class BalootEngine(Engine):
         if state["result"] is None:
             raise ValueError("the game is not over")
         return state["result"]
+
+    def replay_start(self, seed: bytes, seats: int, options: dict | None, moves: list) -> State:
+        """A logged game's options without ``rules`` were saved before revisions existed: it was
+        played by revision 1 (a proof or a stored state from then), so it is replayed by it."""
+        return self.new(seed, seats, {"rules": LEGACY_RULES, **(options or {})})
+
+    def proof(self, state: State) -> dict:
+        doc = super().proof(state)
+        # The verifier replays from these options: name the revision even for a state saved before
+        # revisions existed (it was played by revision 1), so its log replays to its recorded result.
+        doc["options"] = {**doc["options"], "rules": self._rules(state)}
+        return doc
 
     # ----- timers --------------------------------------------------------------------
     def timeout_move(self, state: State, seat: int | None) -> Move:

@@ -647,8 +647,10 @@ def test_game_ends_at_152_with_different_totals_and_continues_on_equal():
 
 def test_fast_mode_starts_at_52_and_options_are_checked():
     assert fresh({"mode": "fast"})["scores"] == [52, 52]
-    assert fresh()["options"] == {"mode": "classic", "overtrump": False}
-    for bad in ({"mode": "slow"}, {"overtrump": 1}, {"colour": "red"}):
+    assert fresh()["options"] == {"mode": "classic", "overtrump": False, "rules": 2}
+    assert fresh({"rules": 1})["options"]["rules"] == 1
+    for bad in ({"mode": "slow"}, {"overtrump": 1}, {"colour": "red"}, {"rules": 3}, {"rules": True},
+                {"rules": "2"}):
         with pytest.raises(ValueError):
             fresh(bad)
 
@@ -824,3 +826,134 @@ def test_four_hundred_in_sun_is_40():
     proj = [[], [], [{"kind": "four_hundred", "cards": ["SA", "HA", "DA", "CA"]}], []]
     _, s = run_fixture(SUN_66, kind="sun", player=2, projects=proj)
     assert s["project_points"] == [40, 0] and s["deal_score"] == [54, 12]
+
+
+# ----- issue 20: recorded games replayed move by move ---------------------------------------------
+def replay_notation(seed_hex: str, options: dict, moves: str) -> dict:
+    """Play ``seat:move`` tokens from a fresh game: ``*`` = the automatic move (timeout_move),
+    ``declare[kind:CARDS,...]``, ``double(lock=true)``, ``CARD+baloot`` (a play claiming Baloot)."""
+    st = E.new(bytes.fromhex(seed_hex), 4, options)
+    for now, token in enumerate(moves.split(), start=1):
+        seat_text, body = token.split(":", 1)
+        seat = int(seat_text)
+        if body.endswith("*"):
+            move = E.timeout_move(st, seat)
+        elif body.startswith("declare["):
+            projects = []
+            for part in filter(None, body[len("declare["):-1].split(",")):
+                kind, cards = part.split(":")
+                projects.append({"kind": kind, "cards": [cards[i:i + 2] for i in range(0, len(cards), 2)]})
+            move = {"type": "declare", "projects": projects}
+        elif body.startswith("double(lock="):
+            move = {"type": "double", "lock": body == "double(lock=true)"}
+        elif body in ("pass", "sun", "hokum", "ashkal", "confirm", "double", "triple", "four", "gahwa", "sawa"):
+            move = {"type": body}
+        else:
+            card, _, claim = body.partition("+")
+            move = {"type": "play", "card": card, **({"baloot": True} if claim == "baloot" else {})}
+        st, _ = E.apply(st, seat, move, now_ms=now * 100)
+    return st
+
+
+SAWA_WITH_KQ = ("edbef116ffeb8ce33f664ffba358c1cd210a6d7e212db30c35fa6a54bab4f80b",
+                "3:pass 0:sun 3:declare[] 0:declare[] 1:declare[fifty:S8S9STSJ] 2:declare[] 3:CA 0:HA 1:C9* "
+                "2:CJ 3:HQ 0:HJ 1:DJ 2:HK 2:S7* 3:SQ 0:DA 1:S8 3:sawa 0:hokum 1:pass* 2:pass* 3:pass 0:confirm "
+                "3:double(lock=true) 0:pass 2:pass 0:declare[] 1:declare[] 2:declare[] 3:declare[]* 0:S7* 1:SA "
+                "2:H8 3:S8* 2:D7 3:D8* 0:DK 1:D9 0:SK 1:SJ 2:HA 3:SQ 2:C8 3:CQ 0:HT 1:CT")
+
+
+def test_sawa_carries_no_baloot_claim():
+    # Spec: Baloot scores "only if its holder says 'Baloot' when playing the second of the two";
+    # a Sawa plays no card, so it carries no claim, even from a hand holding trump K and Q.
+    seed, moves = SAWA_WITH_KQ
+    st = replay_notation(seed, {"mode": "classic", "overtrump": False}, moves)
+    assert st["contract"]["trump"] == "H" and st["hands"][0] == ["H9", "HJ", "HQ", "HK"]
+    assert st["leader"] == 0 and {"type": "sawa"} in E.legal_moves(st, 0)
+    assert not any(m.get("baloot") for m in E.legal_moves(st, 0) if m["type"] == "sawa")
+    before = copy.deepcopy(st)
+    with pytest.raises(IllegalMove) as e:
+        E.apply(st, 0, {"type": "sawa", "baloot": True}, now_ms=10**6)
+    assert e.value.code == "baloot_not_allowed" and st == before
+    st, ev = E.apply(st, 0, {"type": "sawa"}, now_ms=10**6)
+    s = scored(ev)
+    # team 0 sweeps a doubled Hokum: 25 x 2, and no Baloot
+    assert s["sweep"] == 0 and s["baloot"] == [0, 0] and s["deal_score"] == [50, 0]
+    assert not any(e["type"] == "baloot" for e in ev)
+
+
+GAHWA_MADE_BY_BALOOT = ("7cc517aaa7f572c2ffa6041f12bc9dc7715543d7b7903e4b934e354b4a8e8647",
+                        "3:pass 0:hokum 1:pass* 2:pass 3:pass 0:confirm 3:pass* 1:double(lock=true) 0:triple "
+                        "3:four 0:gahwa 3:declare[] 0:declare[]* 1:declare[] 2:declare[] 3:S9 0:SK 1:ST 2:SJ 1:H9 "
+                        "2:HJ 3:DA 0:HT 3:CQ 0:CJ 1:C7 2:C9 3:C8 0:CT 1:CK 2:DK 2:SA 3:D7* 0:DT 1:S7 0:HQ 1:H8* "
+                        "2:DQ+baloot 3:DJ 3:CA 0:D9* 1:HA 2:SQ 0:H7 1:HK 2:S8 3:D8")
+
+
+def test_gahwa_failure_counts_baloot():
+    # Spec: the Gahwa deal's winner is "the bidders unless they fail", and failing is judged
+    # "after the multiplier, Baloot included": 4 x 8 + 2 = 34 against 4 x 8 = 32 is made, although
+    # the bidders took fewer card points (78 against 84).
+    seed, moves = GAHWA_MADE_BY_BALOOT
+    st = replay_notation(seed, {"mode": "fast", "overtrump": False}, moves)
+    s = st["last_deal"]
+    assert s["contract"]["team"] == 0 and s["gahwa"] and s["multiplier"] == 4
+    assert s["card_points"] == [78, 84] and s["game_points"] == [8, 8] and s["baloot"] == [2, 0]
+    assert not s["failed"] and s["winner"] == 0 and s["deal_score"] == [152, 0]
+    assert E.is_over(st) and st["scores"] == [204, 52] and E.result(st)["winners"] == [0, 2]
+
+
+def test_gahwa_summary_says_failed_exactly_when_the_bidders_are_not_paid():
+    # One definition of "failed" for scorer and summary: 4 x 8 each, the bidders ahead on card
+    # points (85 against 77), but the defenders' Baloot makes it 32 against 34, so the bidders fail
+    # and the defenders take the 152 (the summary used to say failed and pay the bidders).
+    st = play_state(HOKUM_85[0], kind="hokum", trump="H", player=1, gahwa=True, level=4)
+    st["baloot"] = [0]  # as if seat 0 (a defender) had claimed it
+    st, ev = play_cards(st, HOKUM_85[1].split())
+    s = scored(ev)
+    assert s["card_points"] == [77, 85] and s["game_points"] == [8, 8] and s["baloot"] == [2, 0]
+    assert s["failed"] and s["winner"] == 0 and s["deal_score"] == [152, 0]
+    assert E.result(st)["winners"] == [0, 2]
+
+
+def test_a_sweep_against_the_bidders_is_their_failed_bid():
+    # The same definition in a sweep: the bidders' 0 is not more than the sweepers' 44 (only the
+    # failed-bid transfer does not apply: the sweep is scored as a sweep).
+    st = play_state(SWEEP_SUN, kind="sun", player=0)
+    st, ev = play_cards(st, sweep_order())
+    s = scored(ev)
+    assert s["sweep"] == 1 and s["failed"] and s["deal_score"] == [0, 44]
+
+
+def _verify_proof(doc: dict) -> list[str]:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
+    import verify_proof  # noqa: PLC0415 - the standalone verifier
+
+    return verify_proof.verify(json.loads(json.dumps(doc)))
+
+
+def test_games_recorded_before_issue_20_replay_to_their_recorded_results():
+    # Rules revision 1 is kept only for the logs of games played before the fix: a state saved then
+    # has no "rules" option, its proof names revision 1, and the verifier replays it to the result
+    # it recorded (Gahwa judged without Baloot), while a new game's proof names revision 2.
+    seed, moves = GAHWA_MADE_BY_BALOOT
+    old = replay_notation(seed, {"mode": "fast", "overtrump": False, "rules": 1}, moves)
+    assert old["last_deal"]["deal_score"] == [0, 152] and E.result(old)["winners"] == [1, 3]
+    del old["options"]["rules"]  # as saved by the engine before revisions existed
+    doc = E.proof(old)
+    assert doc["options"]["rules"] == 1 and _verify_proof(doc) == []
+    new = replay_notation(seed, {"mode": "fast", "overtrump": False}, moves)
+    doc = E.proof(new)
+    assert doc["options"]["rules"] == 2 and _verify_proof(doc) == []
+    # a replay of a log whose options predate revisions (a proof saved then, an old stored state)
+    # starts by revision 1; options naming a revision keep it
+    assert E.replay_start(bytes.fromhex(seed), 4, {"mode": "fast"}, [])["options"]["rules"] == 1
+    assert E.replay_start(bytes.fromhex(seed), 4, doc["options"], doc["moves"])["options"]["rules"] == 2
+    # a revision-1 Sawa could carry a Baloot claim; its log still replays
+    seed, moves = SAWA_WITH_KQ
+    st = replay_notation(seed, {"mode": "classic", "overtrump": False, "rules": 1}, moves)
+    assert {"type": "sawa", "baloot": True} in E.legal_moves(st, 0)
+    del st["options"]["rules"]
+    st, ev = E.apply(st, 0, {"type": "sawa", "baloot": True}, now_ms=10**6)
+    assert scored(ev)["deal_score"] == [52, 0]
