@@ -67,6 +67,10 @@ def play_game(
         if due is None:
             raise RuntimeError(f"{game}: nobody must act but the game is not over")
         if due_seat is None or (due.get("limit_ms") == 0):
+            if due_seat is None and due.get("since_ms") is not None and due.get("limit_ms") is not None:
+                # A system step runs when it is due, never early (Lembar refuses to close a catch
+                # window before its 3 s have passed): the clock jumps to it.
+                now = max(now, due["since_ms"] + due["limit_ms"])
             move = engine.timeout_move(state, due_seat)
         else:
             legal = engine.legal_moves(state, due_seat)

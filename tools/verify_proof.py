@@ -111,7 +111,10 @@ def check_replay(doc: dict) -> list[str]:
     except KeyError:
         return [f"unknown game {doc.get('game')!r}"]
     try:
-        state = engine.new(bytes.fromhex(doc["seed"]), len(doc["seats"]), doc.get("options") or {})
+        # replay_start: new(), under the numbering the log was recorded with (Lembar logs from before
+        # a window's closing stopped being a move number it; see docs/rules/lembar.md).
+        state = engine.replay_start(bytes.fromhex(doc["seed"]), len(doc["seats"]), doc.get("options") or {},
+                                    list(doc.get("moves") or []))
     except Exception as exc:
         return [f"cannot start the game: {exc}"]
     expected_seq = 1

@@ -14,7 +14,10 @@ Contract (names relied on by the runtime, bots, tools and tests):
     returns a NEW state (the argument is never mutated) or raises ``IllegalMove``.
     ``{"type": "leave"}`` is accepted from any seat still in the game at any time
     (never listed in ``legal_moves``); its effect is game-specific.
-    ``seat`` is ``None`` only for a system step returned by ``timeout_move(state, None)``.
+    ``seat`` is ``None`` only for a system step returned by ``timeout_move(state, None)``; a system
+    step is not a move: it is neither logged nor numbered (``move_count`` stays), so replaying the
+    log without it must give the same game. ``now_ms`` earlier than ``last_move_ms`` may be refused
+    (``time_backwards``): time never runs backwards.
 ``timeout_move(state, seat) -> dict``      the spec's automatic move, carrying ``"auto": True``
 ``deadline(state) -> dict | None``         the next automatic step that is due, as
     ``{"seat": int | None, "since_ms": int | None, "limit_ms": int | None}``:
@@ -23,6 +26,7 @@ Contract (names relied on by the runtime, bots, tools and tests):
 ``view(state, seat | None) -> dict``       what that seat (None: a spectator) may see
 ``is_over(state) -> bool``, ``result(state) -> dict``, ``proof(state) -> dict``
 ``replay_view(state) -> dict``            everything, every card shown (replays of ended games)
+``replay_start(seed, seats, options, moves) -> state``  where a replay of a logged game starts
 ``all_cards(state) -> list[str]``          every card of the current deal wherever it is
                                            (the property tests check it is the whole deck)
 ``hidden_cards(state, seat | None) -> list[str]``  cards that seat may not see now: other
@@ -34,7 +38,8 @@ reads it (the platform keeps the log in its own table and may hand the engine a 
 ``moves`` is empty or holds only the entries since the last save). What the rules need of the
 log is kept in the state: ``move_count`` (moves logged so far; a move's ``seq`` is
 ``move_count`` after it) and ``last_move_ms`` (``now_ms`` of the last logged move, None
-before any). Only ``proof`` reads the log (the platform re-assembles it for the proof).
+before any; an engine's system step may advance it too, as the floor for the next step's time).
+Only ``proof`` reads the log (the platform re-assembles it for the proof).
 
 Events returned by ``apply`` are PUBLIC: everyone at the table may receive them.
 Anything private (a drawn card) belongs only in that seat's ``view``.
@@ -176,6 +181,12 @@ class Engine:
         if over:
             doc["seed"] = state["seed"]
         return doc
+
+    def replay_start(self, seed: bytes, seats: int, options: dict | None, moves: list) -> State:
+        """The state a replay of the logged ``moves`` (a proof's log) starts from: ``new``, plus any
+        rule of an older engine that the log itself shows it was recorded under (e.g. Lembar's
+        numbered window closes). Replays (``tools/verify_proof.py``, replay pages) start here."""
+        return self.new(seed, seats, options)
 
     # Subclasses implement these.
     def new(self, seed: bytes, seats: int, options: dict | None = None) -> State:  # pragma: no cover

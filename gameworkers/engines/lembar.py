@@ -17,7 +17,7 @@ from .base import Engine, Event, IllegalMove, Move, State, competition_ranks, re
 DECK: tuple[str, ...] = fairness.LEMBAR_DECK
 MOTIFS: tuple[str, ...] = fairness.LEMBAR_MOTIFS
 HAND_SIZE = 7
-CATCH_MS = 3000  # the seed's 3-second catch window
+CATCH_MS = 3000  # the seed's 3-second catch window: a catch is in time while now_ms <= since + CATCH_MS
 CATCH_PENALTY = 2
 TIMEOUTS_TO_REMOVE = 3
 DEFAULT_TURN_SECONDS = 20
@@ -188,6 +188,18 @@ class LembarEngine(Engine):
         })
         return state
 
+    def replay_start(self, seed: bytes, seats: int, options: dict | None, moves: list) -> State:
+        """``new``, under the numbering the log was recorded with. Until issue 20 the close step was a
+        numbered move: a log with such an entry (seat None, ``close_window``) is replayed with it
+        numbered, every later sequence number and reshuffle round one higher per close. That entry
+        identifies the old rules exactly: a game in which no window was closed by the step numbers
+        its moves the same either way, and expired windows never change a move's outcome."""
+        state = self.new(seed, seats, options)
+        if any(isinstance(m, dict) and m.get("seat") is None and isinstance(m.get("move"), dict)
+               and m["move"].get("type") == "close_window" for m in moves):
+            state["numbered_close"] = True
+        return state
+
     # ----- queries ---------------------------------------------------------------
     def is_over(self, state: State) -> bool:
         return state["phase"] == "over"
@@ -274,9 +286,10 @@ class LembarEngine(Engine):
         best = {"seat": state["turn"], "since_ms": since, "limit_ms": 0 if pending else None}
         best_due = (since if since is not None else 0) + (0 if pending else state["turn_ms"])
         for w in state["windows"]:
-            due = w["since"] + CATCH_MS
+            # The window closes *after* 3 s: a catch at since + 3000 is still in time.
+            due = w["since"] + CATCH_MS + 1
             if due <= best_due:
-                best, best_due = {"seat": None, "since_ms": w["since"], "limit_ms": CATCH_MS}, due
+                best, best_due = {"seat": None, "since_ms": w["since"], "limit_ms": CATCH_MS + 1}, due
         return best
 
     def all_cards(self, state: State) -> list[str]:
@@ -389,6 +402,9 @@ class LembarEngine(Engine):
             raise IllegalMove("malformed", "now_ms must be a whole number.")
         if state["phase"] == "over":
             raise IllegalMove("game_over", "The game is over.")
+        last = state["last_move_ms"] if "last_move_ms" in state else self._last_move_ms(state)
+        if last is not None and now_ms < last:
+            raise IllegalMove("time_backwards", "now_ms is earlier than the last step's: time never runs backwards.")
         mtype = move["type"]
         auto = "auto" in move
         if auto and move["auto"] is not True:
@@ -399,6 +415,19 @@ class LembarEngine(Engine):
             raise IllegalMove("bad_seat", "No such seat.")
         if not state["active"][seat]:
             raise IllegalMove("not_in_game", "This seat is no longer in the game.")
+        if state["windows"] and not state.get("numbered_close"):
+            # A window past its 3 s is closed whether or not the close step ran (the step is not in
+            # the move log, so a replay never runs it): the states agree from this move on.
+            keep = [w for w in state["windows"] if now_ms <= w["since"] + CATCH_MS]
+            if len(keep) != len(state["windows"]):
+                closed = [w["seat"] for w in state["windows"] if w not in keep]
+                state = {**state, "windows": keep}
+                s, events = self._apply_seat(state, seat, move, mtype, now_ms, auto)
+                return s, [*({"type": "window_closed", "seat": t} for t in closed), *events]
+        return self._apply_seat(state, seat, move, mtype, now_ms, auto)
+
+    def _apply_seat(self, state: State, seat: int, move: Move, mtype: str, now_ms: int,
+                    auto: bool) -> tuple[State, list[Event]]:
         if mtype == "play":
             if not _PLAY_KEYS.issuperset(move):
                 self._check_keys(move, _PLAY_KEYS)
@@ -665,16 +694,37 @@ class LembarEngine(Engine):
         return s, events
 
     def _system(self, state: State, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+        """Close the catch windows past their 3 s. Not a move (the spec numbers none): no sequence
+        number, no log entry, so no later shuffle depends on whether or when it ran. It only
+        advances the clock floor (``last_move_ms``), so no later move can be earlier than a close
+        that already happened; the next move sets the same floor in a replay without it."""
         if move["type"] != "close_window" or move.get("auto") is not True:
             raise IllegalMove("bad_seat", "Only the system step 'close_window' has no seat.")
         self._check_keys(move, _AUTO_ONLY_KEYS)
         if not state["windows"]:
             raise IllegalMove("nothing_due", "No catch window is open.")
+        if state.get("numbered_close"):
+            return self._system_numbered(state, move, now_ms)
+        keep = [w for w in state["windows"] if now_ms <= w["since"] + CATCH_MS]
+        if len(keep) == len(state["windows"]):
+            # Closing a window early would refuse a catch that a replay (which never runs this
+            # step) accepts.
+            raise IllegalMove("nothing_due", "No catch window has passed its 3 seconds yet.")
+        closed = [w["seat"] for w in state["windows"] if w not in keep]
+        s = dict(state)
+        s["windows"] = keep
+        s["last_move_ms"] = now_ms
+        return s, [{"type": "window_closed", "seat": t} for t in closed]
+
+    def _system_numbered(self, state: State, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+        """The close step as a numbered, logged move: only to replay logs recorded before it stopped
+        being one (``replay_start``), with that engine's rule exactly (closed at since + 3000,
+        and the earliest window when applied early)."""
         s = self._begin(state)
         self._log_move(s, None, move, now_ms)
         keep = [w for w in state["windows"] if w["since"] + CATCH_MS > now_ms]
         if len(keep) == len(state["windows"]):
-            keep = keep[1:]  # applied early (simulations): close the earliest window
+            keep = keep[1:]
         closed = [w["seat"] for w in state["windows"] if w not in keep]
         s["windows"] = keep
         return s, [{"type": "window_closed", "seat": t} for t in closed]

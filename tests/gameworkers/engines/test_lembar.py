@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +20,7 @@ from gameworkers.engines.lembar import DECK, MOTIF_OF, fast_shuffle
 
 E = get_engine("lembar")
 SEED = bytes(range(32))
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def build(hands: list[list[str]], pile: list[str], *, stock: list[str] | None = None, turn: int = 0,
@@ -290,14 +294,14 @@ def test_missing_call_caught_within_three_seconds():
     assert E.to_act(s1) == [0, 1, 2]
     assert {"type": "catch", "target": 0} in E.legal_moves(s1, 2)
     assert {"type": "call"} in E.legal_moves(s1, 0)
-    assert E.deadline(s1) == {"seat": None, "since_ms": 1000, "limit_ms": 3000}
+    assert E.deadline(s1) == {"seat": None, "since_ms": 1000, "limit_ms": 3001}  # closes after 3 s
     refused(s1, 2, {"type": "catch", "target": 0}, "catch_window_closed", now=4001)
     s2, ev = play(s1, 2, {"type": "catch", "target": 0}, now=4000)  # exactly 3 s: still in time
     assert s2["hands"][0] == ["P9", "P1", "P2"] and s2["windows"] == [] and s2["calls"][0] is None
     assert s2["turn"] == 1 and s2["turn_since"] == 1000  # turn order unchanged
     assert {"type": "penalty", "seat": 0, "count": 2, "reason": "caught"} in ev
-    refused(s2, 1, {"type": "catch", "target": 0}, "no_missing_call")
-    refused(s2, 0, {"type": "call"}, "call_not_needed")
+    refused(s2, 1, {"type": "catch", "target": 0}, "no_missing_call", now=4000)
+    refused(s2, 0, {"type": "call"}, "call_not_needed", now=4000)
 
 
 def test_player_on_turn_may_catch_and_false_catches_are_refused():
@@ -317,21 +321,21 @@ def test_call_as_its_own_move_closes_the_window():
     s2, ev = play(s1, 0, {"type": "call"}, now=1500)
     assert ev == [{"type": "call", "seat": 0}] and s2["calls"][0] == "called" and s2["windows"] == []
     refused(s2, 1, {"type": "catch", "target": 0}, "no_missing_call", now=1600)
-    refused(s2, 0, {"type": "call"}, "call_not_needed")
+    refused(s2, 0, {"type": "call"}, "call_not_needed", now=1600)
 
 
 def test_window_expiry_then_late_call_still_accepted():
     s = build([["K5", "P9"], ["M1", "M2"]], ["K3"])
     s1, _ = play(s, 0, {"type": "play", "card": "K5"}, now=1000)
     assert E.timeout_move(s1, None) == {"type": "close_window", "auto": True}
-    s2, ev = play(s1, None, {"type": "close_window", "auto": True}, now=4000)
+    s2, ev = play(s1, None, {"type": "close_window", "auto": True}, now=4001)
     assert s2["windows"] == [] and ev == [{"type": "window_closed", "seat": 0}]
     assert E.deadline(s2) == {"seat": 1, "since_ms": 1000, "limit_ms": None}
-    refused(s2, 1, {"type": "catch", "target": 0}, "catch_window_closed", now=4000)
+    refused(s2, 1, {"type": "catch", "target": 0}, "catch_window_closed", now=4001)
     assert 0 in E.to_act(s2)  # "at any time until caught": the call stays possible
     s3, _ = play(s2, 0, {"type": "call"}, now=9000)
     assert s3["calls"][0] == "called" and E.to_act(s3) == [1]
-    refused(s2, None, {"type": "close_window", "auto": True}, "nothing_due")
+    refused(s2, None, {"type": "close_window", "auto": True}, "nothing_due", now=9000)
 
 
 def test_window_closes_when_the_hand_grows_and_each_spell_needs_its_own_call():
@@ -355,10 +359,10 @@ def test_several_windows_at_once():
     s, _ = play(s, 1, {"type": "play", "card": "K6"}, now=1400)
     assert [w["seat"] for w in s["windows"]] == [0, 1]
     assert {"type": "catch", "target": 1} in E.legal_moves(s, 0)
-    assert E.deadline(s) == {"seat": None, "since_ms": 1000, "limit_ms": 3000}
+    assert E.deadline(s) == {"seat": None, "since_ms": 1000, "limit_ms": 3001}
     s, _ = play(s, 0, {"type": "catch", "target": 1}, now=2000)
     assert s["hands"][1] == ["M2", "P1", "P2"] and [w["seat"] for w in s["windows"]] == [0]
-    s, _ = play(s, None, {"type": "close_window", "auto": True}, now=4000)
+    s, _ = play(s, None, {"type": "close_window", "auto": True}, now=4001)
     assert s["windows"] == []
 
 
@@ -411,8 +415,8 @@ def test_three_timeouts_in_a_row_remove_after_the_third_move():
     assert s1["stock"] == ["M9", "MS", "TS", "K7", "P5", "P8", "K2", "K4", "T9"]  # canonical order
     assert {"type": "removed", "seat": 0, "reason": "timeouts", "returned": 4} in ev
     assert s1["turn"] == 1 and E.to_act(s1) == [1]
-    refused(s1, 0, {"type": "draw"}, "not_in_game")
-    refused(s1, 0, {"type": "leave"}, "not_in_game")
+    refused(s1, 0, {"type": "draw"}, "not_in_game", now=20000)
+    refused(s1, 0, {"type": "leave"}, "not_in_game", now=20000)
 
 
 def test_three_automatic_turns_in_a_row_counted_from_zero():
@@ -563,6 +567,9 @@ def test_no_state_is_changed_by_later_moves():
                 break
             now += 300
             if s["windows"] and rng.random() < 0.3:
+                due = E.deadline(s)  # the close step when it is due, as the runtime runs it
+                if due["seat"] is None:
+                    now = max(now, due["since_ms"] + due["limit_ms"])
                 seat, move = None, E.timeout_move(s, None)
             else:
                 seat = rng.choice(E.to_act(s))
@@ -571,7 +578,8 @@ def test_no_state_is_changed_by_later_moves():
             try:
                 nxt, _ = E.apply(s, seat, move, now_ms=now)
             except IllegalMove as exc:
-                assert exc.code == "catch_window_closed"
+                # a catch too late, or the close step before any window has passed its 3 s
+                assert exc.code in ("catch_window_closed", "nothing_due")
                 continue
             seen[move["type"]] += 1
             kept.append((s, copy.deepcopy(s)))
@@ -638,3 +646,104 @@ def test_catch_penalty_reshuffles_in_the_round_of_the_catch():
     expected = fairness.shuffle(SEED, 2, "kocok-ulang", ["P1", "T3", "K3"])
     assert s2["hands"][0] == ["P9", "P7", expected[0]] and s2["pile"] == ["K5"]
     assert {"type": "reshuffle", "round": 2, "cards": 3} in ev and s2["turn"] == 1
+
+
+# ----- issue 20: a window closing is not a move; the 3-second boundary; time never runs back ------
+
+CLOSE = {"type": "close_window", "auto": True}
+
+
+def test_closing_a_catch_window_is_not_a_move():
+    """The spec numbers plays, draws, keeps, calls, catches, automatic moves and leaves, never a window
+    closing: the reshuffle of the draw after a closed window is round 2 (the draw is move 2)."""
+    s = build([["P3", "P5"], ["K1", "K2", "K4"]], ["T3", "M7", "P1"], stock=[])
+    s1, _ = play(s, 0, {"type": "play", "card": "P3"}, now=1000)       # move 1, no call: a window
+    assert s1["windows"] == [{"seat": 0, "since": 1000}]
+    s2, ev = play(s1, None, CLOSE, now=4001)                           # the window closes: no move
+    assert ev == [{"type": "window_closed", "seat": 0}] and s2["windows"] == []
+    assert s2["move_count"] == 1 and s2["moves"] == s1["moves"]
+    s3, ev = play(s2, 1, {"type": "draw"}, now=5000)                   # move 2
+    order = fairness.shuffle(SEED, 2, "kocok-ulang", ["T3", "M7", "P1"])
+    assert order[0] == "M7" and s3["hands"][1] == ["K1", "K2", "K4", "M7"]
+    assert {"type": "reshuffle", "round": 2, "cards": 3} in ev
+    assert [m["seq"] for m in s3["moves"]] == [1, 2] and s3["move_count"] == 2
+    assert [sh["round"] for sh in s3["shuffles"]] == [0, 2]
+    # The proof's log has no close step; replaying it gives the same game whether or not it ran.
+    without_close, _ = play(s1, 1, {"type": "draw"}, now=5000)
+    assert without_close == s3
+
+
+def test_closing_a_catch_window_is_not_a_move_natural_seed():
+    seed = bytes.fromhex("915689b1094a918bf70e850c8a8856a980853458b02477832a9acbb5e98a24f4")
+    s = E.new(seed, 2)
+    assert s["turn"] == 0 and s["pile"] == ["K5"]
+    # Searched: K2 K3 K9 M9, then seat 0 plays MR (skip), MD and KD (seat 1 draws 2 each) and K4,
+    # which leaves one card (M1) without a call: action 8 opens a window.
+    for k, (seat, card) in enumerate([(0, "K2"), (1, "K3"), (0, "K9"), (1, "M9"),
+                                      (0, "MR"), (0, "MD"), (0, "KD"), (0, "K4")]):
+        s, _ = play(s, seat, {"type": "play", "card": card}, now=1000 * (k + 1))
+    assert s["hands"][0] == ["M1"] and s["windows"] == [{"seat": 0, "since": 8000}] and s["move_count"] == 8
+    s, _ = play(s, None, CLOSE, now=11001)
+    s, _ = play(s, 1, {"type": "draw"}, now=12000)
+    assert s["move_count"] == 9 and [m["seq"] for m in s["moves"]] == list(range(1, 10))
+    assert all(m["seat"] is not None for m in s["moves"])
+
+
+def test_a_catch_at_exactly_three_seconds_is_in_time():
+    """`now_ms` <= play time + 3000 is in time; the window closes only after that millisecond."""
+    s = build([["K5", "P9"], ["M1", "M2"], ["T1", "T2"]], ["K3"], stock=["P1", "P2", "P3"])
+    s1, _ = play(s, 0, {"type": "play", "card": "K5"}, now=1000)
+    due = E.deadline(s1)
+    assert due["seat"] is None and due["since_ms"] + due["limit_ms"] == 4001
+    refused(s1, None, CLOSE, "nothing_due", now=4000)  # at +3000 the window is still open
+    s2, _ = play(s1, 2, {"type": "catch", "target": 0}, now=4000)
+    assert s2["hands"][0] == ["P9", "P1", "P2"]
+    s3, _ = play(s1, None, CLOSE, now=4001)
+    refused(s3, 2, {"type": "catch", "target": 0}, "catch_window_closed", now=4001)
+
+
+def test_time_never_runs_backwards():
+    s = build([["K5", "P9", "T2"], ["M1", "M2"], ["T1", "K2"]], ["K3"], stock=["P1", "P2", "P3"])
+    s1, _ = play(s, 0, {"type": "play", "card": "K5"}, now=5000)
+    for seat, move in ((1, {"type": "draw"}), (1, {"type": "play", "card": "M1"}), (2, {"type": "leave"}),
+                       (1, {"type": "leave"})):
+        refused(s1, seat, move, "time_backwards", now=4999)
+    s2, _ = play(s1, 1, {"type": "draw"}, now=5000)  # the same millisecond is not earlier
+    s3, _ = play(s2, 1, {"type": "keep"} if s2["phase"] == "drawn" else {"type": "leave"}, now=6000)
+    assert s3["last_move_ms"] == 6000
+    w = build([["K5", "P9"], ["M1", "M2"], ["T1", "T2"]], ["K3"], stock=["P1", "P2", "P3"])
+    w1, _ = play(w, 0, {"type": "play", "card": "K5"}, now=1000)
+    w2, _ = play(w1, 1, {"type": "draw"}, now=3000)
+    refused(w2, 2, {"type": "catch", "target": 0}, "time_backwards", now=2000)
+    refused(w2, 0, {"type": "call"}, "time_backwards", now=2999)
+    w3, _ = play(w2, None, CLOSE, now=4001)
+    refused(w3, 0, {"type": "call"}, "time_backwards", now=4000)  # nor behind the close step
+
+
+OLD_PROOF = Path(__file__).with_name("lembar-proof-numbered-close.json")
+
+
+def test_proofs_recorded_when_closing_a_window_was_a_move_still_verify():
+    """The fixture is a finished game's proof made by the engine of 1b4e0a1 (random play, the close
+    step run at its deadline as that runtime did): its log numbers the close step (move 114), and
+    the reshuffle of move 163 was shuffled in round 163. A log with a numbered close step is replayed
+    with the numbering it was recorded with (``replay_start``)."""
+    doc = json.loads(OLD_PROOF.read_text())
+    assert [m["seq"] for m in doc["moves"] if m["seat"] is None] == [114]
+    assert [(sh["round"], sh["purpose"]) for sh in doc["shuffles"]] == [(0, "kocok"), (163, "kocok-ulang")]
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "verify_proof.py"), str(OLD_PROOF)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "OK", out.stdout
+    seed = bytes.fromhex(doc["seed"])
+    state = E.replay_start(seed, 2, doc["options"], doc["moves"])
+    for entry in doc["moves"]:
+        state, _ = E.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
+    assert state["shuffles"] == doc["shuffles"] and E.result(state) == doc["result"]
+    assert state["moves"] == doc["moves"]
+    # Under today's numbering the same log does not replay: the rule is what keeps it verifiable.
+    today = E.new(seed, 2, doc["options"])
+    with pytest.raises(IllegalMove):
+        for entry in doc["moves"]:
+            today, _ = E.apply(today, entry["seat"], entry["move"], now_ms=entry["now_ms"])
+    # A log without a numbered close step starts under today's rules.
+    assert "numbered_close" not in E.replay_start(seed, 2, {}, [m for m in doc["moves"] if m["seat"] is not None])

@@ -107,9 +107,11 @@ def play_random(game: str, seed: bytes, seats: int, rng_seed: int, check: bool =
         assert due is not None, "a game in progress always has a next deadline"
         actors = engine.to_act(state)
         if due["seat"] is None or rng.random() < 0.1:
-            # exercise the automatic path; it must always be legal
+            # exercise the automatic path; it must always be legal (a system step when it is due)
             mover = due["seat"]
             move = engine.timeout_move(state, mover)
+            if mover is None:
+                now = max(now, _due_at(due))
         else:
             mover = rng.choice(actors)
             legal = engine.legal_moves(state, mover)
@@ -119,12 +121,18 @@ def play_random(game: str, seed: bytes, seats: int, rng_seed: int, check: bool =
         snapshot = copy.deepcopy(state) if check and step % 9 == 0 else None
         previous = state
         state, events = engine.apply(state, mover, move, now_ms=now)
-        assert len(state["moves"]) == logged + 1, "every applied move is logged"
+        # Every move is logged; a system step (seat None) is not a move and is not.
+        assert len(state["moves"]) == logged + (mover is not None), "every applied move is logged"
         if snapshot is not None:
             assert previous == snapshot, "apply must not mutate the state it was given"
         assert isinstance(events, list)
         json.dumps(events)
     pytest.fail(f"{game} did not end within {MAX_STEPS} steps")
+
+
+def _due_at(due: dict) -> int:
+    """When a deadline with a known start is due (system steps always have one)."""
+    return due["since_ms"] + (due["limit_ms"] or 0)
 
 
 pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
@@ -259,6 +267,8 @@ def play_with_and_without_log(game: str, seed: bytes, seats: int, rng_seed: int,
             mover = due["seat"]
             move = engine.timeout_move(full, mover)
             assert move == engine.timeout_move(cut, mover), where
+            if mover is None and rng.random() < 0.8:
+                now = max(now, _due_at(due))  # mostly when due; early it must be refused alike
         elif roll > 1 - leave_rate:
             mover, move = rng.randrange(seats), {"type": "leave"}  # may be refused: seat already out
         else:
@@ -274,8 +284,11 @@ def play_with_and_without_log(game: str, seed: bytes, seats: int, rng_seed: int,
         (full, events_full), (cut_next, events_cut) = got_full, got_cut
         assert events_full == events_cut, where
         appended = full["moves"][before:]
-        assert [e["seq"] for e in appended] == [full["move_count"]], f"{where}: one entry, seq == move_count"
-        assert appended[-1]["now_ms"] == now == full["last_move_ms"], where
+        if mover is None:  # a system step is not a move: no entry, no number
+            assert appended == [] and full["move_count"] == before, f"{where}: a system step was logged"
+        else:
+            assert [e["seq"] for e in appended] == [full["move_count"]], f"{where}: one entry, seq == move_count"
+            assert appended[-1]["now_ms"] == now == full["last_move_ms"], where
         assert cut_next["moves"] == cut["moves"] + appended, f"{where}: the cut run appends the same entries"
         # The platform saves the new entries and hands back an empty log (sometimes it has not
         # saved yet and the log holds the entries since its last save).
