@@ -10,7 +10,9 @@ plays every turn (turn timer 2 s), so the socket path, the bot path and the dead
 the faults hit. Then the harness reports:
 
   games_lost        tables still running whose deadline is more than 5 s overdue at the end (target 0)
-  applied_twice     tables where version != len(moves), move seqs or event seqs are not contiguous (0)
+  applied_twice     tables whose move log is not the state's move count, or version < len(moves), or move
+                    seqs or event seqs are not contiguous (0); the version counts every applied step,
+                    so it is above len(moves) by the steps that are not moves (Lembar's window closes)
   late_over_5s      timer events (kind "timer", payload late_ms) later than 5,000 ms (0)
   ledger_problems   wallets.checks.ledger_problems(), i.e. ``manage.py ledger_check`` (0)
   dead_processes    platform processes that exited by themselves (a crash: 0)
@@ -171,7 +173,9 @@ def _audit(ids: list[int], since, now) -> dict:
         statuses[table.status] = statuses.get(table.status, 0) + 1
         moves = move_log(table=table)
         seqs = list(TableEvent.objects.filter(table=table).order_by("seq").values_list("seq", flat=True))
-        if (table.version != len(moves) or [m["seq"] for m in moves] != list(range(1, len(moves) + 1))
+        count = (table.state or {}).get("move_count", 0)
+        if (count != len(moves) or table.version < len(moves)
+                or [m["seq"] for m in moves] != list(range(1, len(moves) + 1))
                 or seqs != list(range(1, len(seqs) + 1)) or table.last_event_seq != len(seqs)):
             twice.append(table.pk)
         if table.status == TableStatus.RUNNING and table.deadline_at and (now - table.deadline_at).total_seconds() > 5:

@@ -134,9 +134,11 @@ class StopReason(models.TextChoices):
 class Table(models.Model):
     """One game at a room: secret seed, public commitment, engine state, version and deadline.
 
-    ``version`` counts applied moves (it equals the engine's move-log length) and is the
-    optimistic-concurrency token every move must carry. ``seed_hex`` never leaves the
-    server before the table has ended.
+    ``version`` counts applied steps (+1 for every move and every system step, such as closing a
+    Lembar catch window) and is the optimistic-concurrency token every move must carry. It is not
+    the engine's move count (``state["move_count"]``, the moves numbered in the log and in
+    ``TableMove``), which skips system steps. ``seed_hex`` never leaves the server before the
+    table has ended.
     """
 
     room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="tables")

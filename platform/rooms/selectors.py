@@ -195,9 +195,11 @@ def replay_frames(*, table: Table) -> list[dict]:
     if table.status not in ENDED_STATUSES or table.state is None:
         return []
     engine = get_engine(table.game)
-    state = engine.new(bytes.fromhex(table.seed_hex), table.state["seats"], table.state.get("options"))
+    log = move_log(table=table)
+    # As tools/verify_proof.py: a log recorded under older numbering (Lembar) is replayed with it.
+    state = engine.replay_start(bytes.fromhex(table.seed_hex), table.state["seats"], table.state.get("options"), log)
     frames = [{"seq": 0, "seat": None, "move": None, "view": engine.replay_view(state)}]
-    for entry in move_log(table=table):
+    for entry in log:
         state, _ = engine.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
         frames.append({"seq": entry["seq"], "seat": entry["seat"], "move": entry["move"],
                        "view": engine.replay_view(state)})

@@ -343,7 +343,10 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
                 break
             seat = due["seat"]
             move = engine.timeout_move(table.state, seat)
-            events += _apply(table, engine, seat, move, now_ms())
+            # A system step is never applied before it is due (Lembar refuses to close a catch window
+            # early); the timer's clock may read a millisecond short of the deadline that fired.
+            at = max(now_ms(), due_at) if seat is None else now_ms()
+            events += _apply(table, engine, seat, move, at)
             if seat is not None:
                 timed_out.add(seat)
             follow = engine.deadline(table.state)
@@ -360,13 +363,20 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
 
 
 def _apply(table: Table, engine, seat: int | None, move: dict, at: int) -> list[dict]:
+    # Time never runs backwards (the engines refuse an earlier now_ms): a clock a little behind the
+    # one that made the previous step (another host, a clock step) is taken as that step's time.
+    last = table.state.get("last_move_ms") if isinstance(table.state, dict) else None
+    if isinstance(last, int) and not isinstance(last, bool) and at < last:
+        at = last
     try:
         state, events = engine.apply(table.state, seat, move, now_ms=at)
     except IllegalMove as exc:
         raise TableError(exc.code, exc.message) from exc
     # The log entries this step appended go to their own rows; the row keeps a state without them.
     table.state = {**state, "moves": []}
-    table.version = state["move_count"]
+    # The protocol's change counter: +1 per applied step. Not the engine's move count, which numbers
+    # only moves (closing a Lembar catch window is a step the clients must see, but not a move).
+    table.version += 1
     numbered = []
     for event in events:
         table.last_event_seq += 1

@@ -4,8 +4,8 @@ Two kinds of two-seat Lembar tables (turn timer 600 s, so nothing moves by itsel
   quiet tables   both seats send only frames that must change nothing (garbage, oversized, random JSON,
                  out-of-turn, stale, "auto"): the table must end exactly as it started;
   playing tables both seats also send legal moves, replay them and send random envelopes: every table
-                 must stay consistent (version == len(moves), contiguous move and event seqs) and never
-                 apply more moves than legal frames were sent.
+                 must stay consistent (len(moves) == the state's move count <= version, contiguous move
+                 and event seqs) and never apply more moves than legal frames were sent.
 Every connection paces itself under the rate limit (burst 8, then 4/s), so the frames reach validation.
 Zero sockets may be closed by the server. HARNESS_FUZZ_MESSAGES sets the total (default 100,000;
 about 100,000 / (4 * sockets) seconds).
@@ -130,7 +130,9 @@ def test_100k_fuzzed_frames_against_the_real_stack(live_stack):
     for before, _cookies, quiet in tables:
         after = Table.objects.get(pk=before.pk)
         moves = selectors.move_log(table=after)
-        assert after.version == len(moves) and [m["seq"] for m in moves] == list(range(1, len(moves) + 1))
+        # The version also counts steps that are not moves (a Lembar window closing by the timer).
+        assert len(moves) == after.state["move_count"] <= after.version
+        assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1))
         seqs = list(TableEvent.objects.filter(table=after).order_by("seq").values_list("seq", flat=True))
         assert seqs == list(range(1, len(seqs) + 1)) and after.last_event_seq == len(seqs)
         if quiet:

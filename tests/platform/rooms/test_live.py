@@ -129,7 +129,8 @@ def test_four_seat_lembar_two_humans_two_bots_to_a_verified_finish(live_stack, t
     asyncio.run(main())
     table.refresh_from_db()
     assert table.status == TableStatus.FINISHED
-    assert table.version == len(selectors.move_log(table=table))
+    # The version also counts steps that are not moves (a Lembar window closed by the timer).
+    assert len(selectors.move_log(table=table)) == table.state["move_count"] <= table.version
     seqs = list(TableEvent.objects.filter(table=table).values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))
     by_seat = {s.user_id: s.number for s in table.seats.all()}
@@ -185,7 +186,7 @@ def test_sigkill_of_the_worker_loses_nothing(live_stack):
     assert table.version > frozen, "the game continued after the worker came back"
     assert max(lateness or [0]) < 5, f"a deadline was missed by {max(lateness):.1f} s"
     moves = selectors.move_log(table=table)
-    assert table.version == len(moves)
+    assert len(moves) == table.state["move_count"] <= table.version
     assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1))  # nothing applied twice
 
 

@@ -257,7 +257,8 @@ def test_a_whole_game_through_the_services_gives_a_verifiable_proof(game, seats,
     assert out.stdout.strip() == "OK", out.stdout
     events = list(TableEvent.objects.filter(table=table).values_list("seq", flat=True))
     assert events == list(range(1, len(events) + 1))
-    assert len(selectors.replay_frames(table=table)) == table.version + 1
+    # One frame per logged move (the version also counts steps that are not moves).
+    assert len(selectors.replay_frames(table=table)) == table.state["move_count"] + 1 <= table.version + 1
 
 
 def test_frames_never_carry_the_seed_or_other_hands_before_the_end(lembar_room, make_user):
@@ -311,7 +312,7 @@ def test_a_stopped_tables_partial_proof_verifies(lembar_room, make_user, tmp_pat
     services.table_stop(table_id=table.pk, reason="host", by=host)
     table.refresh_from_db()
     doc = selectors.proof_document(table=table)
-    assert doc["status"] == "stopped" and len(doc["moves"]) == table.version >= 3
+    assert doc["status"] == "stopped" and len(doc["moves"]) == table.state["move_count"] and table.version >= 3
     path = tmp_path / "proof.json"
     path.write_text(json.dumps(doc))
     verify = [sys.executable, str(ROOT / "tools" / "verify_proof.py"), str(path)]
@@ -340,9 +341,9 @@ def test_the_move_log_lives_in_its_own_rows_and_the_proof_reassembles_it(lembar_
     for _ in range(6):
         _act(table, engine)
     table.refresh_from_db()
-    assert table.state["moves"] == [] and table.state["move_count"] == table.version == 6
+    assert table.state["moves"] == [] and table.version == 6
     log = selectors.move_log(table=table)
-    assert [m["seq"] for m in log] == list(range(1, 7))
+    assert [m["seq"] for m in log] == list(range(1, table.state["move_count"] + 1))
     # Replaying the rows from the seed reaches the stored state exactly.
     state = engine.new(bytes.fromhex(table.seed_hex), 2, table.options)
     for entry in log:
@@ -388,12 +389,67 @@ def test_tables_saved_with_the_log_in_their_state_are_migrated(lembar_room, make
     migration.forwards(apps, None)
     table.refresh_from_db()
     assert selectors.move_log(table=table) == log
-    assert table.state["moves"] == [] and table.state["move_count"] == 4
+    assert table.state["moves"] == [] and table.state["move_count"] == len(log)
     assert table.state["last_move_ms"] == log[-1]["now_ms"]
     assert [(e["seat"], e["user_id"]) for e in table.seating] == [(0, a.pk), (1, b.pk)]
-    _act(table, engine)  # and the game goes on
-    assert [m["seq"] for m in selectors.move_log(table=table)] == [1, 2, 3, 4, 5]
+    while table.state["move_count"] == len(log):  # and the game goes on (a window closing is no move)
+        _act(table, engine)
+        table.refresh_from_db()
+    numbers = list(range(1, len(log) + 2))
+    assert [m["seq"] for m in selectors.move_log(table=table)] == numbers
     migration.backwards(apps, None)  # and back: the log returns to the state
     table.refresh_from_db()
-    assert [m["seq"] for m in table.state["moves"]] == [1, 2, 3, 4, 5]
+    assert [m["seq"] for m in table.state["moves"]] == numbers
     assert table.state["moves"] == selectors.move_log(table=table)
+
+
+NATURAL_SEED = "915689b1094a918bf70e850c8a8856a980853458b02477832a9acbb5e98a24f4"
+
+
+def _lembar_table_with_seed(room, make_user, seed_hex: str) -> tuple[Table, object]:
+    """A started two-seat Lembar table re-dealt from a known seed (commitment to match), as if drawn."""
+    from gameworkers.engines import fairness
+
+    table, a, _ = _start_two(room, make_user)
+    seed = bytes.fromhex(seed_hex)
+    state = get_engine("lembar").new(seed, 2, table.options)
+    Table.objects.filter(pk=table.pk).update(seed_hex=seed_hex, commitment=fairness.commitment(seed), state=state)
+    table.refresh_from_db()
+    return table, a
+
+
+def test_closing_a_catch_window_is_a_step_but_not_a_move(lembar_room, make_user, tmp_path):
+    """The version counts every applied step; the engine's numbers, the move rows and the proof only
+    moves. Seed searched: seat 0 comes down to one card (M1) without a call on the 8th move."""
+    from rooms.models import TableMove
+
+    table, host = _lembar_table_with_seed(lembar_room, make_user, NATURAL_SEED)
+    start = services.now_ms()
+    for k, (seat, card) in enumerate([(0, "K2"), (1, "K3"), (0, "K9"), (1, "M9"),
+                                      (0, "MR"), (0, "MD"), (0, "KD"), (0, "K4")]):
+        assert services.table_play(table_id=table.pk, seat_number=seat, move={"type": "play", "card": card},
+                                   expected_version=k, at_ms=start + k) == k + 1
+    table.refresh_from_db()
+    assert table.state["windows"] == [{"seat": 0, "since": start + 7}]
+    assert table.deadline_seat is None and table.deadline_at == services._ms_to_datetime(start + 7 + 3001)
+    Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
+    assert services.table_fire_deadline(table_id=table.pk, expected_version=8)  # the window closes
+    table.refresh_from_db()
+    assert table.version == 9 and table.state["move_count"] == 8 and table.state["windows"] == []
+    assert TableMove.objects.filter(table=table).count() == 8
+    closed = TableEvent.objects.get(table=table, kind="window_closed")
+    assert closed.version == 9 and closed.payload == {"type": "window_closed", "seat": 0}
+    # The next move is move 9 (version 10); its clock is never behind the close step's.
+    assert services.table_play(table_id=table.pk, seat_number=1, move={"type": "draw"}, expected_version=9) == 10
+    table.refresh_from_db()
+    log = selectors.move_log(table=table)
+    assert [m["seq"] for m in log] == list(range(1, 10)) and all(m["seat"] is not None for m in log)
+    assert log[-1]["now_ms"] >= start + 7 + 3001
+    services.table_stop(table_id=table.pk, reason="host", by=host)
+    table.refresh_from_db()
+    path = tmp_path / "proof.json"
+    path.write_text(json.dumps(selectors.proof_document(table=table)))
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "verify_proof.py"), str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "OK", out.stdout
+    assert [f["seq"] for f in selectors.replay_frames(table=table)] == list(range(0, 10))
