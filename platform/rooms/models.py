@@ -232,7 +232,8 @@ class Seat(models.Model):
 
 
 class TableMove(models.Model):
-    """The engine's move log, one row per applied move: append-only, private until the table ends.
+    """The engine's move log, one row per numbered move (a system step such as closing a Lembar catch
+    window is no move and has no row): append-only, private until the table ends.
 
     It lives here rather than in ``Table.state`` so that a move rewrites a few KB, not the whole
     history; the proof document and replays re-assemble the log from these rows.

@@ -453,3 +453,35 @@ def test_closing_a_catch_window_is_a_step_but_not_a_move(lembar_room, make_user,
                          capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "OK", out.stdout
     assert [f["seq"] for f in selectors.replay_frames(table=table)] == list(range(0, 10))
+
+
+def test_a_table_that_ended_with_numbered_window_closes_still_replays_and_verifies(lembar_room, make_user,
+                                                                                    tmp_path):
+    """A table that ended before closing a window stopped being a move keeps its rows, close step
+    included (the fixture: a proof made by the engine before the change); its proof page verifies and
+    its replay page replays every recorded move to the recorded result."""
+    from gameworkers.engines import fairness
+    from rooms.models import TableMove
+
+    doc = json.loads((ROOT / "tests" / "gameworkers" / "engines" / "lembar-proof-numbered-close.json").read_text())
+    table, host, _ = _start_two(lembar_room, make_user)
+    engine = get_engine("lembar")
+    state = engine.replay_start(bytes.fromhex(doc["seed"]), 2, doc["options"], doc["moves"])
+    for entry in doc["moves"]:
+        state, _ = engine.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
+    TableMove.objects.bulk_create([TableMove(table=table, **m) for m in doc["moves"]])
+    Table.objects.filter(pk=table.pk).update(
+        seed_hex=doc["seed"], commitment=fairness.commitment(bytes.fromhex(doc["seed"])), options=doc["options"],
+        state={**state, "moves": []}, version=len(doc["moves"]), status=TableStatus.FINISHED,
+        result=engine.result(state), ended_at=timezone.now())
+    table.refresh_from_db()
+    proof = selectors.proof_document(table=table)
+    assert proof["moves"] == doc["moves"] and proof["shuffles"] == doc["shuffles"] and proof["result"] == doc["result"]
+    path = tmp_path / "proof.json"
+    path.write_text(json.dumps(proof))
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "verify_proof.py"), str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "OK", out.stdout
+    frames = selectors.replay_frames(table=table)
+    assert [f["seq"] for f in frames] == list(range(0, len(doc["moves"]) + 1))
+    assert frames[-1]["view"]["result"] == doc["result"]
