@@ -238,7 +238,14 @@ class CherkiEngine(Engine):
     _copy_logged_move = staticmethod(dict)
 
     def _fork(self, state: State, seat: int | None, move: Move, now_ms: int) -> State:
-        """A shallow copy with its own move log, the move logged."""
+        """A shallow copy with its own move log, the move logged.
+
+        Every accepted move passes here after its own checks, so the clock is the last check before
+        a change: a move stamped before the last logged one is refused (a replay of the log, a
+        deadline or a leave's moment could otherwise run backwards)."""
+        last = self._last_move_ms(state)
+        if last is not None and now_ms < last:
+            raise IllegalMove("time_backwards", "now_ms is earlier than the last move's: time never runs backwards.")
         new = dict(state)
         new["moves"] = list(state["moves"])
         self._log_move(new, seat, move, now_ms)

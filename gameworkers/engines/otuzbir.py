@@ -386,6 +386,11 @@ class OtuzbirEngine(Engine):
             if kind in ("stand", "raise_stand") and not can_stand(self._score(state, seat)):
                 raise IllegalMove("cannot_stand", "You may not stand under 26 unless the hand is 14, Yonca, Çengel or Cin.")
 
+        # The clock is the last check before a change (an illegal move keeps its own code): a move
+        # stamped before the last logged one is refused, as in Cherki and Lembar.
+        last = self._last_move_ms(state)
+        if last is not None and now_ms < last:
+            raise IllegalMove("time_backwards", "now_ms is earlier than the last move's: time never runs backwards.")
         st = self._fork(state)
         st["moves"] = list(state["moves"])
         self._log_move(st, seat, move, now_ms)

@@ -22,8 +22,9 @@ def table(n: int, ebe: int, top: list[str], rest_reversed: bool = False) -> dict
 
 
 def apply_all(state: dict, moves: list[tuple[int, dict]]) -> dict:
+    start = state["last_move_ms"] or 0  # time never runs backwards (the engine refuses it)
     for k, (seat, move) in enumerate(moves):
-        state, _ = ENGINE.apply(state, seat, move, now_ms=100 * k)
+        state, _ = ENGINE.apply(state, seat, move, now_ms=start + 100 * k)
     return state
 
 

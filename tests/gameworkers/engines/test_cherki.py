@@ -430,6 +430,28 @@ def test_leave_keeps_the_seat_in_play_by_automatic_moves():
     assert state["turn"] == 1 and E.deadline(state) == {"seat": 1, "since_ms": 702, "limit_ms": None}
 
 
+def test_time_never_runs_backwards():
+    # Issue 20: a move stamped earlier than the last logged move is refused (time_backwards, the
+    # code Lembar uses too) and changes nothing; the same millisecond is fine (a chain of automatic
+    # moves may share one).
+    state, _ = act(E.new(SEED, 3), 2, {"type": "draw"}, now=5000)
+    assert state["last_move_ms"] == 5000
+    card = state["drawn"]
+    for seat, move in [(2, {"type": "discard", "card": card}), (1, {"type": "leave"}),
+                       (2, E.timeout_move(state, 2))]:
+        before = copy.deepcopy(state)
+        with pytest.raises(IllegalMove) as info:
+            E.apply(state, seat, move, now_ms=4999)
+        assert info.value.code == "time_backwards", info.value.message
+        assert state == before
+    # an illegal move keeps its own code: the clock is the last check before a change
+    with pytest.raises(IllegalMove) as info:
+        E.apply(state, 0, {"type": "draw"}, now_ms=1)
+    assert info.value.code == "not_your_turn"
+    state, _ = act(state, 2, {"type": "discard", "card": card}, now=5000)
+    assert state["last_move_ms"] == 5000 and state["turn"] == 0
+
+
 @pytest.mark.parametrize("seat,move,code", [
     (2, None, "malformed"),
     (2, {"type": 3}, "malformed"),

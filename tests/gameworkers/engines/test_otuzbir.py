@@ -31,7 +31,9 @@ def table(n: int, ebe: int, top: list[str], **options) -> dict:
     return state
 
 
-def play(state: dict, moves: list[tuple[int, dict]], now: int = 1000) -> tuple[dict, list[dict]]:
+def play(state: dict, moves: list[tuple[int, dict]], now: int | None = None) -> tuple[dict, list[dict]]:
+    if now is None:  # time never runs backwards: go on from the last move (issue 20)
+        now = max(1000, (state["last_move_ms"] or 0) + 100)
     events: list[dict] = []
     for seat, move in moves:
         before = copy.deepcopy(state)
@@ -345,7 +347,7 @@ def test_bad_moves_are_refused_and_change_nothing(move, code):
     with pytest.raises(IllegalMove) as exc:
         ENGINE.apply(state, 1, move, now_ms=1)
     assert exc.value.code == code and state == before
-    ok, _ = ENGINE.apply(state, 1, {"type": "closed", "amount": 3}, now_ms=1)  # the pot is 3
+    ok, _ = ENGINE.apply(state, 1, {"type": "closed", "amount": 3}, now_ms=2000)  # the pot is 3
     assert ok["pot"] == 6
     for seat, c in ((True, "bad_seat"), (3, "bad_seat"), (-1, "bad_seat"), (2, "not_your_turn")):
         with pytest.raises(IllegalMove) as exc:
@@ -431,6 +433,26 @@ def test_leave_is_a_fold_and_ebe_passes_to_ebe_alti():
     assert of_type(ev, "hand_over")[0]["winner"] == 1 and ENGINE.is_over(state)
     res = ENGINE.result(state)
     assert res["net"] == [-1, 4, -3] and res["ranks"] == [2, 1, 3] and res["left"] == [True, False, True]
+
+
+def test_time_never_runs_backwards():
+    # Issue 20: a move stamped earlier than the last logged move is refused with time_backwards
+    # (the code Cherki and Lembar use) and changes nothing; the same millisecond is accepted.
+    state = table(3, 0, ["S2", "S3", "S4"])
+    state, _ = ENGINE.apply(state, 1, PASS, now_ms=5000)
+    assert state["last_move_ms"] == 5000
+    seat = ENGINE.to_act(state)[0]
+    for who, move in [(seat, OPEN), (0, {"type": "leave"}), (seat, ENGINE.timeout_move(state, seat))]:
+        before = copy.deepcopy(state)
+        with pytest.raises(IllegalMove) as exc:
+            ENGINE.apply(state, who, move, now_ms=4999)
+        assert exc.value.code == "time_backwards", exc.value.message
+        assert state == before
+    with pytest.raises(IllegalMove) as exc:  # an illegal move keeps its own code
+        ENGINE.apply(state, (seat + 1) % 3, OPEN, now_ms=1)
+    assert exc.value.code == "not_your_turn"
+    state, _ = ENGINE.apply(state, seat, OPEN, now_ms=5000)
+    assert state["last_move_ms"] == 5000
 
 
 def test_cash_table_ends_after_hands_and_ranks_by_net():
