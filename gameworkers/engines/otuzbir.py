@@ -244,6 +244,7 @@ class OtuzbirEngine(Engine):
             "left": [False] * seats,
             "elim_hand": [None] * seats,   # tournament: the hand after which the seat went out
             "elim_stack": [None] * seats,  # its stack at that hand's start (ranks same-hand exits)
+            "left_at": [None] * seats,     # {"ms", "seq"} of the seat's leave move (ranks leavers)
             "net": [0] * seats,
             "stacks": list(opts["stacks"]) if opts["stacks"] is not None else None,
             "history": [],
@@ -544,6 +545,11 @@ class OtuzbirEngine(Engine):
         """Leaving is a fold now and the seat is out of every later hand."""
         st["in_table"][seat] = False
         st["left"][seat] = True
+        # The leave's moment ranks a tournament leaver (the later ranks higher); the move is logged
+        # already, so its seq is move_count. A state saved before the key existed gets it here.
+        left_at = list(st.get("left_at") or [None] * st["seats"])
+        left_at[seat] = {"ms": now_ms, "seq": st["move_count"]}
+        st["left_at"] = left_at
         if st["stacks"] is not None:  # in a tournament leaving counts as going out in this hand
             st["elim_hand"][seat] = st["hand"]
             st["elim_stack"][seat] = st["start_stacks"][seat]
@@ -654,11 +660,11 @@ class OtuzbirEngine(Engine):
 
     def _result(self, st: State) -> dict:
         n = st["seats"]
+        left_at = st.get("left_at") or [None] * n
         if st["stacks"] is None:
             keys: list[tuple] = [(st["net"][s],) for s in range(n)]
         else:
-            keys = [(1, 0, st["stacks"][s]) if st["elim_hand"][s] is None
-                    else (0, st["elim_hand"][s], st["elim_stack"][s]) for s in range(n)]
+            keys = [self._tournament_key(st, s, left_at[s]) for s in range(n)]
         ranks = [1 + sum(1 for k in keys if k > keys[s]) for s in range(n)]
         return {
             "ranks": ranks,
@@ -668,8 +674,22 @@ class OtuzbirEngine(Engine):
             "hands_played": st["hands_played"],
             "eliminated": list(st["elim_hand"]),
             "left": list(st["left"]),
+            "left_at": copy_json(left_at),
             "rake": sum(h["rake"] for h in st["history"]),
         }
+
+    @staticmethod
+    def _tournament_key(st: State, s: int, left: dict | None) -> tuple:
+        """Higher is better. Players still in rank by stack, above everyone eliminated; the
+        eliminated by when they went out (spec, Tournament): a later hand is better; within a hand a
+        leaver went out at that moment, before the busts at the hand's end, which rank by the stack at
+        its start (equal stacks share); of several leavers the later (higher seq) ranks higher."""
+        if st["elim_hand"][s] is None:
+            return (1, 0, 0, st["stacks"][s])
+        if st["left"][s]:
+            # a leave recorded before left_at existed: seq 0 (such leavers may tie, as they did then)
+            return (0, st["elim_hand"][s], 0, left["seq"] if left else 0)
+        return (0, st["elim_hand"][s], 1, st["elim_stack"][s])
 
     def result(self, state: State) -> dict:
         if state["result"] is not None:

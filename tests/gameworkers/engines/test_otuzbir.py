@@ -498,6 +498,51 @@ def test_same_hand_elimination_ranks_by_stack_at_the_hand_start():
     assert res["eliminated"] == [None, 0, 0]
 
 
+LEAVE = {"type": "leave"}
+
+
+def test_tournament_leavers_never_share_a_place_and_the_later_leaver_ranks_higher():
+    # otuzbir.md, Tournament: "A tournament player who leaves (or is removed) is eliminated at that
+    # moment [...] of several who leave the later ranks higher. Two players never share a place
+    # because of a leave." Three seats with equal stacks, seat 0 leaves, then seat 1: [3, 2, 1].
+    state = table(3, 0, [], stacks=[100, 100, 100])
+    state, _ = play(state, [(1, PASS), (0, LEAVE)])
+    state, ev = play(state, [(1, LEAVE)], now=9000)
+    assert of_type(ev, "hand_over")[0]["winner"] == 2 and ENGINE.is_over(state)
+    res = ENGINE.result(state)
+    assert res["ranks"] == [3, 2, 1] and res["winners"] == [2]
+    assert res["left_at"][1] == {"ms": 9000, "seq": 3} and res["left_at"][2] is None
+    assert res["left_at"][0]["seq"] == 2
+
+
+def test_tournament_leavers_rank_below_the_players_eliminated_at_the_end_of_that_hand():
+    # "the leaver ranks below everyone still playing and below the players eliminated at the end of
+    # that hand": seat 1 busts (stack 3 at the hand's start), seats 2 (stack 50) and 3 (20) leave in
+    # that hand, seat 2 first: seat 1 is 2nd although its stack was the smallest, seat 3 3rd, seat 2 4th.
+    top = ["S2", "S3", "SK", "HK", "DK", "HQ", "DQ"]  # closed cards to 1 2 3 0, then seat 1 opens
+    state = table(4, 0, top, stacks=[20, 3, 50, 20])
+    state, _ = play(state, [(1, {"type": "raise", "amount": 3}), (2, SEE), (3, SEE), (0, SEE)])
+    state, ev = play(state, [(1, OPEN), (1, OPEN), (1, OPEN)])  # S2 DK HQ DQ = 32: bust
+    assert of_type(ev, "bust") == [{"type": "bust", "seat": 1}]
+    state, ev = play(state, [(2, LEAVE), (3, LEAVE)])
+    over = of_type(ev, "hand_over")[0]
+    assert over["winner"] == 0 and over["eliminated"] == [1, 2, 3] and ENGINE.is_over(state)
+    res = ENGINE.result(state)
+    assert res["stacks"] == [32, -1, 46, 16] and res["ranks"] == [1, 2, 4, 3]
+
+
+def test_a_tournament_leaver_ranks_above_the_busts_of_earlier_hands():
+    # eliminated "at that moment": leaves in hand 1 come after seat 1's bust at the end of hand 0
+    state = table(4, 0, ["S2", "S3", "DK", "HQ", "DQ"], stacks=[30, 3, 30, 30])
+    state, _ = play(state, [(1, {"type": "raise", "amount": 3}), (2, FOLD), (3, FOLD), (0, SEE)])
+    state, ev = play(state, [(1, OPEN), (1, OPEN), (1, OPEN)])  # S2 DK HQ DQ = 32: seat 1 is out
+    assert of_type(ev, "hand_over")[0]["eliminated"] == [1] and state["hand"] == 1
+    state, ev = play(state, [(2, LEAVE), (3, LEAVE)])  # equal stacks, seat 2 leaves first
+    assert of_type(ev, "hand_over")[0]["eliminated"] == [2, 3] and ENGINE.is_over(state)
+    res = ENGINE.result(state)
+    assert res["eliminated"] == [None, 0, 1, 1] and res["ranks"] == [1, 4, 3, 2]
+
+
 def test_eliminated_ebe_passes_the_deal_to_ebe_alti():
     top = ["S2", "S4", "SK", "HK", "D5", "HQ", "DQ", "D9"]
     state = table(3, 0, top, stacks=[2, 10, 10])
