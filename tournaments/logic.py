@@ -163,19 +163,29 @@ class Bust:
     player: int
     start_stack: int
     seat: int = 0  # engine seat at the table where the player went out (the share tie-break)
+    # A leave (or removal): ``(now_ms, seq)`` of the leave move; None: out at the end of the hand.
+    left_at: tuple[int, int] | None = None
 
 
 def rank_busts(busts: list[Bust], *, remaining: int) -> dict[int, int]:
-    """Places for players out in the same hand: below the ``remaining`` players, by start stack.
+    """Places for players out in the same hand, all below the ``remaining`` players.
 
-    Equal start stacks share the best place they cover (places are "competition" ranks: two players
-    sharing 5th are both 5th and the next is 7th).
+    Spec (otuzbir.md, Tournament): players out at the end of the hand rank by start stack; equal
+    start stacks share the best place they cover ("competition" ranks: two sharing 5th are both 5th
+    and the next is 7th). A leaver went out at that moment: below those, the later leave ranking
+    higher, and never sharing a place. Leaves in the same millisecond go by move number (exact at one
+    table; across tables only a fixed tie-break), then the larger start stack, then the smaller
+    player id (docs/tournaments.md).
     """
-    ordered = sorted(busts, key=lambda b: -b.start_stack)
+    ended = [b for b in busts if b.left_at is None]
+    leavers = [b for b in busts if b.left_at is not None]
     places: dict[int, int] = {}
-    for bust in ordered:
-        better = sum(1 for other in ordered if other.start_stack > bust.start_stack)
+    for bust in ended:
+        better = sum(1 for other in ended if other.start_stack > bust.start_stack)
         places[bust.player] = remaining + 1 + better
+    latest_first = sorted(leavers, key=lambda b: (b.left_at, b.start_stack, -b.player), reverse=True)
+    for k, bust in enumerate(latest_first):
+        places[bust.player] = remaining + len(ended) + 1 + k
     return places
 
 

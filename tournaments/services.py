@@ -464,12 +464,16 @@ def _advance_freezeout(tournament: Tournament) -> list | None:
         ebe = tt.ebe
         if table.status == TableStatus.FINISHED and table.result:
             result = table.result
+            left = result.get("left") or [False] * len(seated)
+            moments = _leave_moments(table)
             for seat, player in enumerate(seated):
                 entry = entries[player]
                 start_stack = entry.stack
                 entry.stack = int(result["stacks"][seat])
                 if result["eliminated"][seat] is not None:
-                    busts.append(logic.Bust(player, start_stack, seat))
+                    # a leaver went out at its leave, not at the hand's end (spec: ranks below)
+                    left_at = moments.get(seat, (0, 0)) if left[seat] else None
+                    busts.append(logic.Bust(player, start_stack, seat, left_at))
                     out.add(player)
             tt.hands += int(result.get("hands_played", 1))
             engine_ebe = (table.state or {}).get("ebe")
@@ -477,10 +481,13 @@ def _advance_freezeout(tournament: Tournament) -> list | None:
                 ebe = seated[engine_ebe]
         else:  # stopped: the hand is void; players who left or were removed are out with their stack
             gone = dict(table.seats.exclude(status__in=[SeatStatus.SEATED, SeatStatus.STOOD])
-                        .values_list("number", "status"))
+                        .values_list("number", "left_at"))
+            moments = _leave_moments(table)
             for seat, player in enumerate(seated):
                 if seat in gone:
-                    busts.append(logic.Bust(player, entries[player].stack, seat))
+                    # out at the moment it left (the engine's record; else the seat's own time)
+                    left_at = moments.get(seat) or (_ms(gone[seat]), 0)
+                    busts.append(logic.Bust(player, entries[player].stack, seat, left_at))
                     out.add(player)
         staying = [p for p in seated if p not in out]
         ebe = logic.pass_ebe(seated, ebe, staying) if ebe is not None else None
@@ -527,6 +534,21 @@ def _advance_freezeout(tournament: Tournament) -> list | None:
         tournament.round_dealt = False
         tournament.save(update_fields=["round", "round_dealt"])
     return moves
+
+
+def _leave_moments(table: Table) -> dict[int, tuple[int, int]]:
+    """Seat -> ``(now_ms, seq)`` of its leave move, as the 31 engine recorded it (the result of a
+    finished table, the state of a stopped one); seats without a record are left out."""
+    record = (table.result or {}).get("left_at") or (table.state or {}).get("left_at") or []
+    moments: dict[int, tuple[int, int]] = {}
+    for seat, moment in enumerate(record):
+        if isinstance(moment, dict):
+            moments[seat] = (int(moment["ms"]), int(moment["seq"]))
+    return moments
+
+
+def _ms(when: datetime | None) -> int:
+    return int(when.timestamp() * 1000) if when is not None else 0
 
 
 def _unit_of_seat(tournament: Tournament, tt: TournamentTable, seat: int) -> int:

@@ -119,6 +119,29 @@ def test_same_hand_busts_rank_by_stack_at_the_start_of_the_hand():
     assert places == {2: 4, 4: 5, 1: 6, 3: 6}
 
 
+def test_leavers_rank_below_the_hands_busts_the_later_leave_higher_never_shared():
+    # otuzbir.md, Tournament: a leaver "ranks below everyone still playing and below the players
+    # eliminated at the end of that hand, and of several who leave the later ranks higher. Two
+    # players never share a place because of a leave." left_at = (now_ms, seq) of the leave move.
+    busts = [Bust(1, 10), Bust(2, 90, left_at=(5_000, 3)), Bust(3, 10), Bust(4, 90, left_at=(7_000, 9)),
+             Bust(5, 90, left_at=(7_000, 8)), Bust(6, 50, left_at=(6_000, 4))]
+    places = rank_busts(busts, remaining=2)
+    # 1 and 3 are genuinely tied (same hand, same start stack); the leavers never are
+    assert places == {1: 3, 3: 3, 4: 5, 5: 6, 6: 7, 2: 8}
+    # the same millisecond at one table: its log order decides; at two tables (log numbers that
+    # cannot be compared) still no shared place: the larger stack, then the earlier entry
+    places = rank_busts([Bust(7, 40, left_at=(1_000, 5)), Bust(8, 40, left_at=(1_000, 5)),
+                         Bust(9, 60, left_at=(1_000, 5))], remaining=1)
+    assert places == {9: 2, 7: 3, 8: 4}
+
+
+def test_prizes_follow_the_places_a_leave_never_splits_a_prize():
+    # four entrants; 2nd and 3rd both left in the last hand, 3rd first: 2nd takes the whole 30%
+    places = rank_busts([Bust(11, 99, left_at=(100, 2)), Bust(12, 99, left_at=(200, 5))], remaining=1)
+    places[10] = 1
+    assert split_places(places=places, prizes=prize_table(pool=80, entrants=4)) == {10: 56, 12: 24}
+
+
 def test_prize_table_70_30_and_winner_takes_all():
     assert prize_table(pool=600, entrants=30) == [420, 180]
     assert prize_table(pool=81, entrants=4) == [57, 24]  # remainder to first place

@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from rooms.models import Room, Table
+from rooms import services as rooms_services
+from rooms.models import Room, Table, TableStatus
 from tests.tournaments.conftest import play_round
 from tournaments import services
 from tournaments.errors import TournamentError
@@ -176,6 +177,82 @@ def test_a_30_entrant_freezeout_plays_to_a_70_30_payout(make_tournament, make_bo
             if a.out_round and b.out_round and a.out_round > b.out_round:
                 assert a.place < b.place
     assert ledger_problems() == []
+
+
+def _play_automatic(table_id: int) -> None:
+    """Play a rooms table to its end with automatic moves only: no raise, so nobody busts."""
+    for _ in range(500):
+        table = Table.objects.get(pk=table_id)
+        if table.status != TableStatus.RUNNING:
+            return
+        Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now())
+        rooms_services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
+    raise AssertionError("table did not end")
+
+
+def _leave(tt: TournamentTable, entry: Entry) -> None:
+    rooms_services.table_stand(table_id=tt.table_id, user=entry.user)
+
+
+def test_31_leavers_are_out_at_that_moment_the_later_ranks_higher_and_prizes_follow(make_tournament, make_user):
+    # otuzbir.md, Tournament: a leaver "is eliminated at that moment [...] ranks below everyone still
+    # playing and below the players eliminated at the end of that hand, and of several who leave the
+    # later ranks higher. Two players never share a place because of a leave."
+    t = make_tournament(min_entrants=4)
+    for user in [make_user() for _ in range(4)]:
+        services.register(tournament_id=t.pk, user=user)
+    services.start(tournament_id=t.pk)
+    tt = TournamentTable.objects.get(tournament=t, broken=False)
+    first = Entry.objects.get(pk=tt.players[0])
+    _leave(tt, first)  # round 1: one leaves at once, the other three play the hand out
+    _play_automatic(tt.table_id)
+    services.advance(tournament_id=t.pk)
+    first.refresh_from_db()
+    assert first.status == EntryStatus.OUT and first.place == 4
+    # round 2: the two with equal stacks (99: the hand's winner has 103) leave, one after the other
+    tt.refresh_from_db()
+    playing = list(Entry.objects.filter(tournament=t, status=EntryStatus.PLAYING))
+    equal = [e for e in playing if e.stack == 99]
+    assert len(equal) == 2 and tt.table.status == TableStatus.RUNNING
+    earlier, later = equal
+    _leave(tt, earlier)
+    _leave(tt, later)  # the last one left wins the hand and the tournament
+    services.advance(tournament_id=t.pk)
+    t.refresh_from_db()
+    assert t.status == Status.FINISHED
+    winner = next(e for e in playing if e not in equal)
+    places = {e.pk: (e.place, e.prize) for e in Entry.objects.filter(tournament=t)}
+    assert places == {winner.pk: (1, 56), later.pk: (2, 24), earlier.pk: (3, 0), first.pk: (4, 0)}
+    assert escrow(t) == 0 and ledger_problems() == []
+
+
+def test_31_leavers_at_a_deserted_table_rank_by_when_they_left(make_tournament, make_user, make_bots):
+    # Both humans leave the first hand; the second leave deserts the table (bots only), which stops
+    # it and voids the hand: both are out, the later leaver above the earlier, no shared place.
+    t = make_tournament(min_entrants=4, fill_with_bots=True)
+    make_bots(2)
+    humans = [make_user() for _ in range(2)]
+    for user in humans:
+        services.register(tournament_id=t.pk, user=user)
+    services.start(tournament_id=t.pk)
+    tt = TournamentTable.objects.get(tournament=t, broken=False)
+    earlier, later = (Entry.objects.get(tournament=t, user=u) for u in humans)
+    _leave(tt, earlier)
+    _leave(tt, later)
+    assert Table.objects.get(pk=tt.table_id).status == TableStatus.STOPPED
+    services.advance(tournament_id=t.pk)
+    earlier.refresh_from_db()
+    later.refresh_from_db()
+    assert (earlier.status, earlier.place, later.status, later.place) == (EntryStatus.OUT, 4, EntryStatus.OUT, 3)
+    rng = random.Random(2)
+    t.refresh_from_db()
+    while t.status == Status.RUNNING:
+        play_round(t.pk, rng)
+        t.refresh_from_db()
+    entries = list(Entry.objects.filter(tournament=t))
+    assert sorted(e.place for e in entries) == [1, 2, 3, 4]
+    assert sorted(e.prize for e in entries) == [0, 0, 24, 56] and earlier.prize == later.prize == 0
+    assert escrow(t) == 0 and ledger_problems() == []
 
 
 def test_fewer_than_four_entrants_winner_takes_all(make_tournament, make_bots):
