@@ -57,7 +57,14 @@ PHASE_MOVES = {
     "predeal_answer": ("see", "fold"),
     "answer": ("see", "fold"),
 }
-OPTION_KEYS = {"ante", "rake_bps", "hands", "stacks", "ante_schedule", "hand_offset", "ebe"}
+OPTION_KEYS = {"ante", "rake_bps", "hands", "stacks", "ante_schedule", "hand_offset", "ebe", "rules"}
+# Rules revisions (option ``rules``; docs/rules/otuzbir.md, "Rules revisions"). New tables use RULES.
+# Revision 1 is how tables were played before issue 20: a tournament leaver ranked with that hand's
+# busts by its starting stack (so two could share a place), the result had no ``left_at`` and a move
+# back in time was accepted. It is kept only so that the logs of those tables replay to their recorded
+# results (proof verification, replays); a state saved before revisions existed is revision 1.
+RULES = 2
+LEGACY_RULES = 1
 DEFAULT_CASH_HANDS = 10
 DEFAULT_DOUBLE_EVERY = 5
 
@@ -197,6 +204,9 @@ def _normal_options(options: dict | None, n: int) -> dict:
                         "every": whole(schedule["every"], 1, "every")}
         else:
             raise ValueError("ante_schedule must be {base, double_every}, {levels, every} or a list")
+    rules = raw.get("rules", RULES)
+    if isinstance(rules, bool) or rules not in (LEGACY_RULES, RULES):
+        raise ValueError(f"rules must be {LEGACY_RULES} or {RULES}")
     offset = whole(raw.get("hand_offset", 0), 0, "hand_offset")
     ebe = raw.get("ebe")
     if ebe is not None:
@@ -204,7 +214,7 @@ def _normal_options(options: dict | None, n: int) -> dict:
         if ebe >= n:
             raise ValueError("ebe must be a seat number")
     return {"ante": ante, "rake_bps": rake, "hands": hands, "stacks": stacks,
-            "ante_schedule": schedule, "hand_offset": offset, "ebe": ebe}
+            "ante_schedule": schedule, "hand_offset": offset, "ebe": ebe, "rules": rules}
 
 
 def ante_for(options: dict, level_hand: int) -> int:
@@ -390,7 +400,7 @@ class OtuzbirEngine(Engine):
         # The clock is the last check before a change (an illegal move keeps its own code): a move
         # stamped before the last logged one is refused, as in Cherki and Lembar.
         last = self._last_move_ms(state)
-        if last is not None and now_ms < last:
+        if last is not None and now_ms < last and self._rules(state) >= RULES:
             raise IllegalMove("time_backwards", "now_ms is earlier than the last move's: time never runs backwards.")
         st = self._fork(state)
         st["moves"] = list(state["moves"])
@@ -661,12 +671,16 @@ class OtuzbirEngine(Engine):
     def _result(self, st: State) -> dict:
         n = st["seats"]
         left_at = st.get("left_at") or [None] * n
+        legacy = self._rules(st) < RULES
         if st["stacks"] is None:
             keys: list[tuple] = [(st["net"][s],) for s in range(n)]
+        elif legacy:  # revision 1: leavers ranked with the hand's busts by starting stack
+            keys = [(1, 0, st["stacks"][s]) if st["elim_hand"][s] is None
+                    else (0, st["elim_hand"][s], st["elim_stack"][s]) for s in range(n)]
         else:
             keys = [self._tournament_key(st, s, left_at[s]) for s in range(n)]
         ranks = [1 + sum(1 for k in keys if k > keys[s]) for s in range(n)]
-        return {
+        result = {
             "ranks": ranks,
             "winners": [s for s in range(n) if ranks[s] == 1],
             "net": list(st["net"]),
@@ -677,6 +691,26 @@ class OtuzbirEngine(Engine):
             "left_at": copy_json(left_at),
             "rake": sum(h["rake"] for h in st["history"]),
         }
+        if legacy:  # the result as revision 1 recorded it
+            del result["left_at"]
+        return result
+
+    @staticmethod
+    def _rules(state: State) -> int:
+        """The rules revision the table is played by (a state saved before revisions: 1)."""
+        return state["options"].get("rules", LEGACY_RULES)
+
+    def replay_start(self, seed: bytes, seats: int, options: dict | None, moves: list) -> State:
+        """A logged table's options without ``rules`` were saved before revisions existed: it was
+        played by revision 1 (a proof or a stored state from then), so it is replayed by it."""
+        return self.new(seed, seats, {"rules": LEGACY_RULES, **(options or {})})
+
+    def proof(self, state: State) -> dict:
+        doc = super().proof(state)
+        # The verifier replays from these options: name the revision even for a state saved before
+        # revisions existed, so its log replays to its recorded result.
+        doc["options"] = {**doc["options"], "rules": self._rules(state)}
+        return doc
 
     @staticmethod
     def _tournament_key(st: State, s: int, left: dict | None) -> tuple:
@@ -687,7 +721,7 @@ class OtuzbirEngine(Engine):
         if st["elim_hand"][s] is None:
             return (1, 0, 0, st["stacks"][s])
         if st["left"][s]:
-            # a leave recorded before left_at existed: seq 0 (such leavers may tie, as they did then)
+            # revision 2 states always carry left_at (new() makes it); 0 only for a hand-made state
             return (0, st["elim_hand"][s], 0, left["seq"] if left else 0)
         return (0, st["elim_hand"][s], 1, st["elim_stack"][s])
 

@@ -543,6 +543,33 @@ def test_a_tournament_leaver_ranks_above_the_busts_of_earlier_hands():
     assert res["eliminated"] == [None, 0, 1, 1] and res["ranks"] == [1, 4, 3, 2]
 
 
+def test_tables_recorded_before_the_leaver_rule_still_replay_to_their_results():
+    # A table saved before rules revisions (no "rules" option) is played on, and replayed, by
+    # revision 1: its leavers rank as they did then and its result has no left_at, so a proof
+    # document stored then still verifies; a move back in time was accepted then and still is.
+    path = list(sys.path)
+    sys.path.insert(0, str(ROOT / "tools"))
+    import verify_proof
+
+    state = table(3, 0, [], stacks=[100, 100, 100], rules=1)
+    del state["options"]["rules"]  # as stored before revisions existed
+    state, _ = play(state, [(1, PASS), (0, LEAVE)], now=5000)
+    state, _ = ENGINE.apply(state, 1, LEAVE, now_ms=10)
+    res = ENGINE.result(state)
+    assert res["ranks"] == [2, 2, 1] and "left_at" not in res
+    doc = json.loads(json.dumps(ENGINE.proof(state)))
+    assert doc["options"]["rules"] == 1
+    del doc["options"]["rules"]  # a proof document saved before revisions
+    try:
+        assert verify_proof.verify(doc) == []  # the leaves do not depend on the cards table() put on top
+        doc["result"]["ranks"] = [3, 2, 1]  # what revision 2 gives: not this table's rules
+        assert verify_proof.verify(doc) == ["the result differs from the replayed game's result"]
+    finally:
+        sys.path[:] = path
+    # a new table is revision 2, and its proof says so
+    assert ENGINE.new(SEED, 2)["options"]["rules"] == 2
+
+
 def test_eliminated_ebe_passes_the_deal_to_ebe_alti():
     top = ["S2", "S4", "SK", "HK", "D5", "HQ", "DQ", "D9"]
     state = table(3, 0, top, stacks=[2, 10, 10])
