@@ -63,6 +63,9 @@ def play_one(engine: Any, seed: bytes, seats: int, rng: random.Random, policy: P
         now += STEP_MS
         seat = due["seat"]
         if seat is None:
+            # A system step (Lembar closing a catch window) is only due once its time has come.
+            if due.get("since_ms") is not None and due.get("limit_ms") is not None:
+                now = max(now, due["since_ms"] + due["limit_ms"])
             move = engine.timeout_move(state, None)
         else:
             legal = engine.legal_moves(state, seat)
