@@ -1,4 +1,6 @@
-"""The table websocket: authenticate, check the envelope, rate-limit, hand moves to the move pool.
+"""The table websocket: authenticate, hand moves to the move pool, forward the table's frames.
+
+The envelope, size and rate limit are checked by ``core.websocket.ClientSocket``, as on every socket.
 
 Protocol: docs/protocol.md. The consumer never reads another seat's view; it only forwards
 frames built for its own seat (or for spectators). Moves go to ``rooms.move_pool``, which applies
@@ -8,31 +10,25 @@ them through ``services.table_play`` off the event loop.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import time
 from collections import deque
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 
-from core.websocket import refuse
+from core.websocket import CLOSE_NO_SUCH, CLOSE_UNAUTHENTICATED, ClientSocket, refuse
 from rooms import broadcast, move_pool, relay, selectors
 from rooms.errors import TableError
 from rooms.models import Table
 
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE_BYTES = 4096
-RATE_CAPACITY = 8  # burst
-RATE_PER_SECOND = 4.0  # sustained messages per second per connection
-CLOSE_UNAUTHENTICATED = 4401
-CLOSE_NO_TABLE = 4404
 
+class TableConsumer(ClientSocket):
+    max_message_bytes = 4096
+    errors_carry_version = True  # an error without a version of its own carries the latest one sent
 
-class TableConsumer(AsyncWebsocketConsumer):
     async def dispatch(self, message: dict) -> None:
         # Channels closes old database connections (a thread hop) before every message; here every
         # database access already goes through database_sync_to_async, which does that itself, and
@@ -50,17 +46,17 @@ class TableConsumer(AsyncWebsocketConsumer):
         try:
             self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         except (KeyError, ValueError):
-            await refuse(self, CLOSE_NO_TABLE)
+            await refuse(self, CLOSE_NO_SUCH)
+            return
+        if not await self.admit():
             return
         seat = await self._seat()
         if seat is False:
-            await refuse(self, CLOSE_NO_TABLE)
+            await refuse(self, CLOSE_NO_SUCH)
             return
         self.user = user
         self.user_key = str(user.pk)  # how the broadcaster keys this user's frame
         self.seat: int | None = seat
-        self.tokens = float(RATE_CAPACITY)
-        self.last_refill = time.monotonic()
         await self.accept()
         # Table messages (each carries every seat's frame and the spectators') come through the
         # process's relay, decoded once for all its sockets; the user's group (logout, tournament
@@ -90,53 +86,31 @@ class TableConsumer(AsyncWebsocketConsumer):
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 
-    # ----- incoming ---------------------------------------------------------------
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
-        if len(raw.encode("utf-8")) > MAX_MESSAGE_BYTES:
-            await self._error("too_large", f"Messages are limited to {MAX_MESSAGE_BYTES} bytes.")
-            return
-        if not self._take_token():
-            await self._error("rate_limited", "Too many messages; slow down.")
-            return
-        try:
-            message = json.loads(raw)
-        except (ValueError, RecursionError):  # deeply nested input exhausts the decoder's recursion
-            await self._error("malformed", "Messages must be JSON objects.")
-            return
-        if not isinstance(message, dict):
-            await self._error("malformed", "Messages must be JSON objects.")
-            return
-        client_id = message.get("id")
-        if client_id is not None and (not isinstance(client_id, (str, int)) or isinstance(client_id, bool)
-                                      or len(str(client_id)) > 64):
-            await self._error("malformed", "'id' must be a short string or number.")
-            return
-        kind = message.get("type")
-        if kind == "resync":
-            await self._send_snapshot(client_id=client_id)
-        elif kind == "move":
+    # ----- incoming (checked by ClientSocket.receive) -------------------------------------
+    async def resync(self, client_id) -> None:
+        await self._send_snapshot(client_id=client_id)
+
+    async def handle(self, kind: str, message: dict, client_id) -> None:
+        if kind == "move":
             await self._move(message, client_id)
-        elif kind == "ping":
-            await self._send({"type": "pong", "id": client_id})
         else:
-            await self._error("unknown_type", "Unknown message type.", client_id)
+            await super().handle(kind, message, client_id)
 
     async def _move(self, message: dict, client_id) -> None:
         move = message.get("move")
         version = message.get("version")
         if not isinstance(move, dict) or isinstance(version, bool) or not isinstance(version, int):
-            await self._error("malformed", "A move needs 'move' (an object) and 'version' (a whole number).", client_id)
+            await self.send_error("malformed", "A move needs 'move' (an object) and 'version' (a whole number).", client_id)
             return
         if "auto" in move:
-            await self._error("malformed", "Automatic moves are the server's to make.", client_id)
+            await self.send_error("malformed", "Automatic moves are the server's to make.", client_id)
             return
         if version < getattr(self, "last_version", -1):
             # Older than a frame this socket already got: refuse here, no query and no task.
-            await self._error("stale_version", "The table moved on; use the latest state.", client_id)
+            await self.send_error("stale_version", "The table moved on; use the latest state.", client_id)
             return
         if self.seat is None:
-            await self._error("not_seated", "Spectators cannot make moves.", client_id)
+            await self.send_error("not_seated", "Spectators cannot make moves.", client_id)
             return
         # The seat was read on connect and follows every state message and seat notice; the move is
         # applied under the table's lock, which checks that this user still holds it.
@@ -144,12 +118,12 @@ class TableConsumer(AsyncWebsocketConsumer):
             await move_pool.play_async(table_id=self.table_id, seat_number=self.seat, move=move,
                                        expected_version=version, user_id=self.user.pk)
         except TableError as exc:
-            await self._error(exc.code, exc.message, client_id, exc.version)
+            await self.send_error(exc.code, exc.message, client_id, exc.version)
             if exc.code == "stale_version":
                 await self._send_snapshot()
         except Exception:  # e.g. the database is down: the socket stays, the client may resync and retry
             log.exception("move on table %s failed", self.table_id)
-            await self._error("unavailable", "The move could not be applied just now; try again.", client_id)
+            await self.send_error("unavailable", "The move could not be applied just now; try again.", client_id)
 
     # ----- outgoing (table messages from the relay, sent in order by this socket's own task) ----
     def relay(self, message: dict) -> None:
@@ -200,21 +174,12 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def tournament_table(self, event: dict) -> None:
         """A tournament seated this user at another table: tell the page so it can follow."""
-        await self._send(event["frame"])
+        await self.send_frame(event["frame"])
 
     async def user_logout(self, event: dict) -> None:
         await self.close(code=CLOSE_UNAUTHENTICATED)
 
     # ----- helpers --------------------------------------------------------------------
-    def _take_token(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(RATE_CAPACITY, self.tokens + (now - self.last_refill) * RATE_PER_SECOND)
-        self.last_refill = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
     @database_sync_to_async
     def _seat(self):
         """This user's seat number, None for a spectator, False when the table does not exist (for them)."""
@@ -243,13 +208,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.last_version = max(getattr(self, "last_version", -1), frame["version"])
         if client_id is not None:
             frame = {**frame, "id": client_id}
-        await self._send(frame)
+        await self.send_frame(frame)
 
-    async def _error(self, code: str, message: str, client_id=None, version: int | None = None) -> None:
-        # Without a version of its own, an error carries the latest version this socket was sent.
-        if version is None:
-            version = getattr(self, "last_version", None)
-        await self._send({"type": "error", "code": code, "message": message, "id": client_id, "version": version})
-
-    async def _send(self, payload: dict) -> None:
-        await self.send(text_data=json.dumps(payload, separators=(",", ":")))
+    def error_version(self) -> int | None:
+        return getattr(self, "last_version", None)

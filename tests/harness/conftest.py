@@ -23,6 +23,6 @@ def inline_moves(monkeypatch):
     monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
     monkeypatch.setattr(tasks.fire_deadline, "delay", lambda *a, **k: None)
     # The fuzzer wants to reach validation, not the rate limiter (tested on its own below).
-    monkeypatch.setattr(consumers, "RATE_CAPACITY", 10**9)
-    monkeypatch.setattr(consumers, "RATE_PER_SECOND", 10.0**9)
+    monkeypatch.setattr(consumers.TableConsumer, "rate_capacity", 10**9)
+    monkeypatch.setattr(consumers.TableConsumer, "rate_per_second", 10.0**9)
     return applied

@@ -148,7 +148,7 @@ export function createQueue(labels, options = {}) {
       }
       if (closedForGood) return;
       if (tracked) setStatus(Q.reconnecting);
-      setTimeout(connect, Math.min(5000, 400 * 2 ** retry++));
+      setTimeout(connect, e.code === 4429 ? 60000 : Math.min(5000, 400 * 2 ** retry++));
     };
   }
 

@@ -89,7 +89,8 @@ function connect() {
     }
     if (closedForGood) return;
     setConn("reconnecting", C.reconnecting);
-    const wait = Math.min(5000, 400 * 2 ** retry++);
+    // 4429: closed for flooding; the server refuses this user for a minute.
+    const wait = e.code === 4429 ? 60000 : Math.min(5000, 400 * 2 ** retry++);
     setTimeout(connect, wait);
   };
 }
