@@ -32,7 +32,7 @@ ABUSE_BACKOFF_S = 60
 
 async def refuse(consumer, code: int) -> None:
     """Accept, then close at once with ``code`` (docs/protocol.md: 4401 no session, 4404 no such
-    table or tournament, 4429 backing off after abuse). Closed before the accept, the server answers
+    table or tournament or websocket path, 4429 backing off after abuse). Closed before the accept, the server answers
     the handshake with HTTP 403 and a browser sees only 1006, so a page could not tell "log in again"
     from a network error and kept reconnecting. A wrong Origin is still refused at the handshake
     (HTTP 403), before any consumer."""
@@ -163,3 +163,10 @@ class ClientSocket(AsyncWebsocketConsumer):
 
     async def send_frame(self, payload: dict) -> None:
         await self.send(text_data=json.dumps(payload, separators=(",", ":"), default=str))
+
+
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """Every websocket path no route matches: a clean 4404 instead of an error and a traceback."""
+
+    async def connect(self) -> None:
+        await refuse(self, CLOSE_NO_SUCH)

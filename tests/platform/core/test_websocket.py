@@ -122,3 +122,10 @@ async def test_a_sustained_flood_closes_the_socket_and_refuses_reconnecting(sock
     for other in {socket, "queue" if socket != "tournament-anonymous" else "tournament-anonymous"}:
         again, connected, code = await _open(world, other)
         assert await refusal_code(again, connected, code) == websocket.CLOSE_ABUSE
+
+
+@pytest.mark.parametrize("path", ["/ws/nowhere/", "/ws/tables/abc/", "/"])
+async def test_a_path_no_socket_serves_is_refused_with_4404(path):
+    comm = WebsocketCommunicator(application, path, headers=[(b"origin", b"http://127.0.0.1")])
+    connected, code = await comm.connect(timeout=10)
+    assert await refusal_code(comm, connected, code) == websocket.CLOSE_NO_SUCH
