@@ -338,7 +338,7 @@ class GreedyBot(Bot):
 
     def _play(self, view: dict, moves: list[Move], rng: random.Random) -> Move:
         for m in moves:
-            if m["type"] == "sawa":
+            if m["type"] == "sawa":  # only a rules-1 table still lists a Sawa carrying a Baloot claim
                 return next((x for x in moves if x["type"] == "sawa" and x.get("baloot")), m)
         cards = sorted({m["card"] for m in moves if m["type"] == "play"}, key=BALOOT_DECK.index)
         card = cards[0] if len(cards) == 1 else self._pick_card(view, cards, rng)

@@ -595,6 +595,13 @@ class BalootEngine(Engine):
             raise IllegalMove("malformed", f"Unexpected keys {sorted(extra)}.")
 
     def _start(self, state: State, seat: int, move: Move, now_ms: int) -> State:
+        """Every accepted move passes here after its own checks. From rules revision 2 a move stamped
+        before the last logged one is refused (``time_backwards``), as in every engine; revision 1
+        tables logged whatever clock they were given and still replay as they were played."""
+        if self._rules(state) != LEGACY_RULES:
+            last = self._last_move_ms(state)
+            if last is not None and now_ms < last:
+                raise IllegalMove("time_backwards", "now_ms is earlier than the last move's: time never runs backwards.")
         new = self._clone(state)
         self._log_move(new, seat, move, now_ms)
         new["since"] = now_ms

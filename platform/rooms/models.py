@@ -98,6 +98,10 @@ class Room(models.Model):
                 errors["currency"] = _("This stake is paid in Chip.")
         if not isinstance(self.options, dict):
             errors["options"] = _("Options must be a JSON object.")
+        elif "rules" in self.options:
+            # The rules revision is the engine's: new tables always play the current one, and only
+            # an old table's stored options name an earlier one (so its proof still verifies).
+            errors["options"] = _("The rules revision is not a room option; new tables play the current rules.")
         if errors:
             raise ValidationError(errors)
 

@@ -114,6 +114,9 @@ def table_open(*, room: Room, host=None, private: bool = False, seat_count: int 
     """
     if options is not None and not isinstance(options, dict):
         raise TableError("bad_options", "Table options must be an object.")
+    if "rules" in (options or {}) or "rules" in (room.options or {}):
+        # New tables play the current rules revision (docs/rules/*.md, "Rules revisions").
+        raise TableError("bad_options", "The rules revision cannot be chosen for a new table.")
     if not room.is_open:
         raise TableError("room_closed", "This room is closed.")
     count = seat_count or room.seats

@@ -266,7 +266,7 @@ def test_doubling_step_offered_to_both_defenders_declined_when_both_pass():
     with pytest.raises(IllegalMove) as e:
         act(st, {"type": "pass"}, seat=d4)
     assert e.value.code == "not_your_turn"
-    st, _ = act(st, {"type": "pass"}, seat=d2)
+    st, _ = act(st, {"type": "pass"}, seat=d2, now=5000)
     assert st["phase"] == "projects" and st["doubling"]["level"] == 1
 
 
@@ -281,12 +281,12 @@ def test_doubling_ladder_to_gahwa_and_either_partner_may_take_a_step():
     assert E.to_act(st) == [p(st, 1), p(st, 3)]
     assert E.deadline(st)["since_ms"] == 2000
     with pytest.raises(IllegalMove):
-        act(st, {"type": "four"}, seat=p(st, 1))
-    st, _ = act(st, {"type": "triple"}, seat=p(st, 3))
-    st, _ = act(st, {"type": "four"}, seat=p(st, 2))
+        act(st, {"type": "four"}, seat=p(st, 1), now=3000)
+    st, _ = act(st, {"type": "triple"}, seat=p(st, 3), now=3000)
+    st, _ = act(st, {"type": "four"}, seat=p(st, 2), now=3000)
     assert st["doubling"]["level"] == 4
     assert E.legal_moves(st, p(st, 1)) == [{"type": "pass"}, {"type": "gahwa"}]
-    st, _ = act(st, {"type": "gahwa"}, seat=p(st, 1))
+    st, _ = act(st, {"type": "gahwa"}, seat=p(st, 1), now=3000)
     assert st["doubling"]["gahwa"] is True and st["phase"] == "projects"
 
 
@@ -957,3 +957,28 @@ def test_games_recorded_before_issue_20_replay_to_their_recorded_results():
     del st["options"]["rules"]
     st, ev = E.apply(st, 0, {"type": "sawa", "baloot": True}, now_ms=10**6)
     assert scored(ev)["deal_score"] == [52, 0]
+
+
+def test_time_never_runs_backwards_from_rules_revision_2():
+    """Issue 20: as in every engine, a move stamped before the last logged one is refused
+    (``time_backwards``) and changes nothing; the same millisecond is fine. Revision 1 tables (old
+    proofs) replay with whatever clock they logged."""
+    state = fresh()
+    seat = E.to_act(state)[0]
+    state, _ = act(state, {"type": "pass"}, seat, now=5000)
+    nxt = E.to_act(state)[0]
+    before = copy.deepcopy(state)
+    with pytest.raises(IllegalMove) as info:
+        E.apply(state, nxt, {"type": "pass"}, now_ms=4999)
+    assert info.value.code == "time_backwards" and state == before
+    with pytest.raises(IllegalMove) as info:  # leaving is a move too
+        E.apply(state, nxt, {"type": "leave"}, now_ms=4999)
+    assert info.value.code == "time_backwards"
+    state, _ = act(state, {"type": "pass"}, nxt, now=5000)
+    assert state["last_move_ms"] == 5000
+
+    legacy = fresh({"rules": 1})
+    seat = E.to_act(legacy)[0]
+    legacy, _ = act(legacy, {"type": "pass"}, seat, now=5000)
+    legacy, _ = act(legacy, {"type": "pass"}, E.to_act(legacy)[0], now=10)
+    assert legacy["last_move_ms"] == 10

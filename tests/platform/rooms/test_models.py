@@ -19,6 +19,9 @@ def _room(**kw):
     (dict(stake_kind="ante", stake=1, currency="CHP"), "stake_kind"),
     (dict(stake_kind="pot", stake=0, currency="MUT"), "stake"),
     (dict(game="otuzbir", stake_kind="ante", stake=5, currency="MUT"), "currency"),
+    # The rules revision is the engine's (issue 20): a room cannot open tables on old rules.
+    (dict(game="baloot", seats=4, min_seats=4, options={"rules": 1}), "options"),
+    (dict(game="otuzbir", seats=7, options={"rules": 1}), "options"),
 ])
 @pytest.mark.django_db
 def test_room_validation_refuses_bad_settings(kw, field):
@@ -36,3 +39,22 @@ def test_demo_data_loads_the_seeds_rooms_idempotently():
     assert {r.game for r in Room.objects.all()} == {"lembar", "baloot", "cherki", "otuzbir"}
     for room in Room.objects.all():
         room.full_clean()
+
+
+@pytest.mark.django_db
+def test_a_table_cannot_be_opened_on_an_earlier_rules_revision():
+    from rooms import services
+    from rooms.errors import TableError
+
+    room = _room(game="baloot", seats=4, min_seats=4)
+    room.save()
+    with pytest.raises(TableError) as exc:
+        services.table_open(room=room, options={"rules": 1})
+    assert exc.value.code == "bad_options"
+    Room.objects.filter(pk=room.pk).update(options={"rules": 1})  # set behind the admin's back
+    room.refresh_from_db()
+    with pytest.raises(TableError) as exc:
+        services.table_open(room=room)
+    assert exc.value.code == "bad_options"
+    table = services.table_open(room=Room.objects.create(name="B", slug="b2", game="baloot", seats=4, min_seats=4))
+    assert "rules" not in table.options  # the engine stores the current revision when the game starts
