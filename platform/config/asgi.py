@@ -12,6 +12,9 @@ import sys
 
 from django.core.asgi import get_asgi_application
 
+from config import process
+
+process.asgi_server = True  # before the settings load: this process gets a bounded connection pool
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi = get_asgi_application()  # set up Django before importing consumers
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import environ
 
-from config import embedded
+from config import embedded, process
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent  # the checkout root
 VAR_DIR = embedded.VAR_DIR
@@ -185,6 +185,22 @@ CELERY_TASK_ROUTES = {"gameworkers.tasks.bot_*": {"queue": "bots"}}
 # database connection. Two keep a process's database round trips overlapping; more only fight over
 # the GIL and the cores once the machine is busy (docs/benchmarks.md: 4 collapsed under load that 2 held).
 MOVE_THREADS = env.int("MOVE_THREADS", default=2)
+
+# PostgreSQL connections of an ASGI server process: a bounded pool (Django's, psycopg_pool). Django
+# runs each HTTP request on a thread of its own there, so persistent connections (CONN_MAX_AGE) left
+# one open per request thread until PostgreSQL refused clients (30 -> 37 -> 52 -> 67 after bursts of 30
+# requests; tests/platform/config/test_asgi.py). The move pool's threads each keep one connection of
+# the pool; requests and socket handlers borrow the rest and give them back when done, waiting up to
+# DB_POOL_TIMEOUT s when all are busy. Celery workers and the timer keep persistent connections (one
+# per process; Celery's prefork children must not share a pool). DB_POOL_SIZE=0 turns the pool off
+# (e.g. behind PgBouncer, which then bounds the server's connections; docs/deployment.md).
+DB_POOL_SIZE = env.int("DB_POOL_SIZE", default=MOVE_THREADS + 10)
+if process.asgi_server and DB_POOL_SIZE > 0 and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django's pool: connections go back to it, not closed
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(MOVE_THREADS, DB_POOL_SIZE), "max_size": max(DB_POOL_SIZE, MOVE_THREADS + 1),
+        "timeout": env.float("DB_POOL_TIMEOUT", default=10.0), "max_idle": 300,
+    }
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
