@@ -7,9 +7,38 @@ version moved on, so two timer processes (or a re-claim after a lost task) are h
 
 from __future__ import annotations
 
+import os
+import socket
+
 from rooms import services
 
 RECLAIM_BELOW = 50  # tasks waiting in the moves queue
+
+# One timer sweeps at a time, holding a lease in the cache it renews at every sweep; the others stand
+# by and take the lease over when it has not been renewed for LEASE_S (a frozen or dead timer). Two
+# sweeping at once would be harmless (claims are conditional updates), only wasteful.
+LEASE_KEY = "timers:lease"
+LEASE_S = 2  # whole seconds (the cache rounds a timeout down)
+
+
+def timer_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def hold_lease(name: str) -> bool:
+    """Whether this timer should sweep now: it holds the lease (renewed) or took over an expired one.
+    With the cache down every timer sweeps (safe) rather than none."""
+    from django.core.cache import cache
+
+    try:
+        if cache.add(LEASE_KEY, name, timeout=LEASE_S):
+            return True
+        if cache.get(LEASE_KEY) == name:
+            cache.set(LEASE_KEY, name, timeout=LEASE_S)
+            return True
+        return False
+    except Exception:
+        return True
 
 
 _broker: list = []  # one client for the life of the timer process (it sweeps ten times a second)

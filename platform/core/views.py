@@ -9,15 +9,11 @@ from core import health
 @never_cache
 @require_GET
 def healthz(request):
-    checks = {
-        "database": health.database_status(),
-        "redis": health.redis_status(),
-        "celery": health.celery_status(),
-    }
-    ok = all(result for result, _ in checks.values())
-    body = {"status": "ok" if ok else "degraded"}
-    body.update({name: {"ok": result, "detail": detail} for name, (result, detail) in checks.items()})
-    return JsonResponse(body, status=200 if ok else 503)
+    """Database, Redis, Celery workers and the timer. Answered from a report at most
+    ``health.REPORT_TTL_S`` old (a load balancer polling it must not cost a worker ping per call);
+    ``?deep=1`` checks afresh and waits longer for the workers (for operators)."""
+    body = health.report(deep=request.GET.get("deep") == "1")
+    return JsonResponse(body, status=200 if body["status"] == "ok" else 503)
 
 
 def not_found(request, exception=None):

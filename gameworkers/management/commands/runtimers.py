@@ -1,6 +1,7 @@
 """The turn-timer process: polls due deadlines and enqueues automatic moves.
 
-Safe to run more than once: firing is idempotent (keyed on table and version).
+Run two or more: one sweeps (it holds a lease in the cache), the others take over within
+``timers.LEASE_S`` when it stalls. Firing is idempotent anyway (keyed on table and version).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--once", action="store_true", help="one sweep, then exit")
 
     def handle(self, *args, interval, once, **kw):
+        from core import health
         from gameworkers import timers
 
         running = True
@@ -34,9 +36,13 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
         failures = 0
+        name = timers.timer_name()
         while running:
             try:
-                timers.sweep()
+                # Standing by while another timer holds the lease; taking over when it stops renewing.
+                if once or timers.hold_lease(name):
+                    timers.sweep()
+                    health.timer_beat(name)
                 failures = 0
             except Exception:
                 # A Redis restart or a dropped database connection must not kill the timer: the

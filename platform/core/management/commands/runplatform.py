@@ -22,12 +22,22 @@ from config import embedded
 # saved bandwidth.
 UVICORN_WS_OPTIONS = ["--ws", "websockets-sansio", "--ws-per-message-deflate", "false"]
 
-CRASH_LOOP_RESTARTS = 5  # restarts of one process within the window before giving up
+CRASH_LOOP_RESTARTS = 5  # restarts of one process within the window before it is restarted slowly
 CRASH_LOOP_WINDOW_S = 60
+CRASH_LOOP_DELAY_S = 30  # a crash-looping process waits this long before each next start
+
+
+def _end_group(child: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
+    """Signal a child's whole process group: a uvicorn master killed on its own leaves its workers
+    running (holding the port, so every restart failed "address in use")."""
+    try:
+        os.killpg(child.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 class Command(BaseCommand):
-    help = "Start the ASGI server, a Celery worker and the turn-timer process (and the embedded Redis)."
+    help = "Start the ASGI server, a Celery worker and two turn-timer processes (and the embedded Redis)."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -53,7 +63,9 @@ class Command(BaseCommand):
                     *(["--workers", str(web_processes)] if web_processes > 1 else [])],
             "worker": [py, "-m", "celery", "-A", "config", "worker", "-Q", "moves,bots",
                        "--concurrency", str(workers), "--loglevel", "INFO", "-n", f"worker-{os.getpid()}@%h"],
+            # Two timers: one sweeps, the other takes over within seconds if it stalls (runtimers).
             "timers": [py, os.path.join(root, "manage.py"), "runtimers"],
+            "timers-standby": [py, os.path.join(root, "manage.py"), "runtimers"],
         }
         children: dict[str, subprocess.Popen] = {}
         stopping = False
@@ -69,32 +81,35 @@ class Command(BaseCommand):
                 children[name] = subprocess.Popen(cmd, cwd=root, env=env, start_new_session=True)
             self.stdout.write(self.style.SUCCESS(f"Cardroom is running at http://{host}:{port}/  (Ctrl-C stops it)"))
             restarts: dict[str, list[float]] = {name: [] for name in commands}
+            due: dict[str, float] = {}  # name -> when to start it again
             while not stopping:
+                now = time.monotonic()
                 for name, child in list(children.items()):
-                    if child.poll() is None:
+                    if name in due or child.poll() is None:
                         continue
-                    # A process that dies is started again (Celery's worker can die on a broker
-                    # connection lost at the wrong moment); one that keeps dying stops everything.
-                    now = time.monotonic()
+                    # Whatever the process left behind (a uvicorn master's workers) goes with it, then
+                    # it starts again. One that keeps dying is started again more slowly; the healthy
+                    # processes go on serving either way.
+                    _end_group(child)
                     recent = [t for t in restarts[name] if now - t < CRASH_LOOP_WINDOW_S]
-                    if len(recent) >= CRASH_LOOP_RESTARTS:
-                        self.stderr.write(f"{name} keeps exiting ({child.returncode}); stopping everything")
-                        stopping = True
-                        break
-                    self.stderr.write(f"{name} exited with {child.returncode}; starting it again")
+                    delay = CRASH_LOOP_DELAY_S if len(recent) >= CRASH_LOOP_RESTARTS else 0.5
+                    self.stderr.write(f"{name} exited with {child.returncode}; starting it again in {delay:g} s")
                     restarts[name] = [*recent, now]
-                    children[name] = subprocess.Popen(commands[name], cwd=root, env=env, start_new_session=True)
+                    due[name] = now + delay
+                for name, at in list(due.items()):
+                    if now >= at:
+                        del due[name]
+                        children[name] = subprocess.Popen(commands[name], cwd=root, env=env, start_new_session=True)
                 time.sleep(0.3)
         finally:
             for child in children.values():
-                if child.poll() is None:
-                    os.killpg(child.pid, signal.SIGTERM)
+                _end_group(child, signal.SIGTERM)
             deadline = time.monotonic() + 15
             for child in children.values():
                 try:
                     child.wait(timeout=max(0.1, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
-                    os.killpg(child.pid, signal.SIGKILL)
+                    _end_group(child)
                     child.wait()
             if started_redis:
                 embedded.stop()

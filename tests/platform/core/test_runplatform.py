@@ -1,0 +1,86 @@
+"""``manage.py runplatform`` supervises its processes: a killed uvicorn master comes back (its orphaned
+workers are cleared off the port first) and the healthy processes are left alone."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, free_port, stop_process, subprocess_env
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _children(pid: int) -> dict[int, str]:
+    """Direct children of ``pid``: pid -> command line."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            if ppid == pid:
+                found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except Exception:
+        return False
+
+
+def _wait(predicate, seconds: float, what: str):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"not within {seconds} s: {what}")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_killed_uvicorn_master_is_restarted_and_the_others_keep_running():
+    port = free_port()
+    env = subprocess_env(DEBUG="false", SECURE_SSL_REDIRECT="false")
+    supervisor = subprocess.Popen([sys.executable, "manage.py", "runplatform", "--port", str(port),
+                                   "--web-processes", "2", "--workers", "1"],
+                                  cwd=ROOT, env=env, start_new_session=True,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/accounts/login/"
+    try:
+        _wait(lambda: _answers(url), 60, "the platform answers")
+        before = _children(supervisor.pid)
+        masters = [pid for pid, cmd in before.items() if "uvicorn" in cmd]
+        others = {pid for pid in before} - set(masters)
+        assert len(masters) == 1 and len(others) == 3  # a Celery worker and two timers
+        master = masters[0]
+        web_workers = [pid for pid, cmd in _children(master).items() if "spawn_main" in cmd]
+        assert len(web_workers) == 2
+
+        os.kill(master, signal.SIGKILL)  # the master alone: its workers are orphaned, holding the port
+        new_master = _wait(lambda: [pid for pid, cmd in _children(supervisor.pid).items()
+                                    if "uvicorn" in cmd and pid != master], 30, "a new uvicorn master")[0]
+        _wait(lambda: sum("spawn_main" in cmd for cmd in _children(new_master).values()) == 2 and _answers(url),
+              60, "the new master serves")
+        for pid in web_workers:  # the orphans were ended, not left beside the new ones
+            assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+        assert others <= set(_children(supervisor.pid))  # the worker and the timers were left alone
+        assert supervisor.poll() is None
+    finally:
+        stop_process(supervisor)
+    log = supervisor.stderr.read().decode(errors="replace") if supervisor.stderr else ""
+    assert "web exited" in log and "stopping everything" not in log
