@@ -31,6 +31,18 @@ RETRY_BROKEN_CONNECTION = {"autoretry_for": (InterfaceError, OperationalError),
 
 @shared_task(name="gameworkers.tasks.fire_deadline", acks_late=True, **RETRY_BROKEN_CONNECTION)
 def fire_deadline(table_id: int, version: int) -> bool:
+    """The timer found the table's deadline due: a bot whose turn it is plays its own move (its turn
+    task was lost, or is late); anyone else gets the spec's automatic move."""
+    seat = Table.objects.filter(pk=table_id, version=version).values_list("deadline_seat", flat=True).first()
+    if seat is not None:
+        table = Table.objects.only("seating").get(pk=table_id)
+        entry = selectors.seating_entry(table=table, seat_number=seat)
+        if entry is not None and entry["bot"]:
+            try:
+                if bot_turn(table_id, seat, version).get("version") is not None:  # a move applied
+                    return True
+            except Exception:  # a bot that fails must not stall the table: the automatic move follows
+                log.exception("bot rescue on table %s seat %s failed", table_id, seat)
     try:
         return services.table_fire_deadline(table_id=table_id, expected_version=version)
     except TableError as exc:  # e.g. the table is gone; a deadline is never worth a task failure

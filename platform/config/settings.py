@@ -174,7 +174,9 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ACKS_LATE = True  # a worker killed mid-task leaves the task for another worker
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 4
+# One task at a time per worker process: a worker killed mid-task loses only that one to the visibility
+# timeout (with 4 it held three more, and bot turns among them waited 60 s, then timed out).
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60}
 CELERY_RESULT_EXPIRES = 3600
 CELERY_DB_REUSE_MAX = 10_000  # see config.celery.keep_usable_database_connections
@@ -238,3 +240,6 @@ LOGGING = {
 
 # Bots wait a short, human-like moment before acting (milliseconds, low and high).
 BOT_DELAY_MS = tuple(env.list("BOT_DELAY_MS", cast=int, default=[600, 1500]))
+# A bot turn not played this long after it came up (its task lost with a killed worker) is played by
+# the timer, as the bot's own move, not as an automatic one (rooms.services._set_deadline).
+BOT_RESCUE_S = env.float("BOT_RESCUE_S", default=BOT_DELAY_MS[1] / 1000 + 5)

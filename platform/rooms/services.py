@@ -11,6 +11,7 @@ import secrets
 import time
 from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -33,6 +34,7 @@ from wallets import table_money
 from wallets.errors import WalletError
 
 MAX_AUTO_STEPS = 50  # bound on automatic moves applied in one deadline firing
+CLOCK_SLACK_MS = 50  # clocks of the timer host and this one may differ by a little
 
 
 def now_ms() -> int:
@@ -332,6 +334,10 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
         if table.deadline_at is None or table.deadline_at > timezone.now():
             return False
         engine = get_engine(table.game)
+        if _is_bot_seat(table, table.deadline_seat):
+            due = engine.deadline(table.state)
+            if due is not None and _due_ms(table, due) > now_ms() + CLOCK_SLACK_MS:
+                return False  # only the bot's rescue look (_set_deadline): its own turn timer still runs
         # How late the automatic move is, for the timer benchmarks and the fault harness.
         late_ms = now_ms() - int(table.deadline_at.timestamp() * 1000)
         _record(table, "timer", {"seat": table.deadline_seat, "late_ms": late_ms})
@@ -350,8 +356,8 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
             # early); the timer's clock may read a millisecond short of the deadline that fired.
             at = max(now_ms(), due_at) if seat is None else now_ms()
             events += _apply(table, engine, seat, move, at)
-            if seat is not None:
-                timed_out.add(seat)
+            if seat is not None and not _is_bot_seat(table, seat):
+                timed_out.add(seat)  # a bot's timeout is the platform's doing, never counted against it
             follow = engine.deadline(table.state)
             if not follow or follow.get("limit_ms") != 0 or follow.get("seat") != seat:
                 break
@@ -448,6 +454,11 @@ def table_announce(*, table_id: int) -> None:
 
 # ----- deadlines -------------------------------------------------------------------------
 
+def _is_bot_seat(table: Table, seat: int | None) -> bool:
+    return seat is not None and any(e["seat"] == seat and e["bot"] and e["status"] == SeatStatus.SEATED
+                                    for e in table.seating)
+
+
 def _due_ms(table: Table, due: dict) -> int:
     since = due.get("since_ms")
     if since is None:
@@ -466,6 +477,12 @@ def _set_deadline(table: Table, engine) -> None:
     else:
         table.deadline_at = _ms_to_datetime(_due_ms(table, due))
         table.deadline_seat = due.get("seat")
+        if _is_bot_seat(table, table.deadline_seat):
+            # A bot's turn is queued as a task; one lost with a killed worker would otherwise wait for
+            # the whole turn timer and end in the bot's automatic move. The timer looks again after
+            # BOT_RESCUE_S and has the bot play (gameworkers.tasks.fire_deadline).
+            rescue = timezone.now() + timedelta(seconds=settings.BOT_RESCUE_S)
+            table.deadline_at = min(table.deadline_at, rescue)
     table.deadline_enqueued_at = None
 
 
