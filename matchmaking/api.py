@@ -9,7 +9,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api import ApiError, ErrorSerializer
+from core.api import ApiError, ErrorSerializer, StrictIntegerField
 from matchmaking import selectors, services
 from matchmaking.errors import QueueError
 from rooms.models import Game, Room
@@ -78,7 +78,7 @@ class RematchView(APIView):
 
 class PrivateOpenSerializer(serializers.Serializer):
     room = serializers.SlugField(max_length=50)
-    seats = serializers.IntegerField(required=False, min_value=2, max_value=7)
+    seats = StrictIntegerField(required=False, min_value=2, max_value=7)
 
 
 def _private_body(request, table) -> dict:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -12,6 +14,16 @@ class ErrorSerializer(serializers.Serializer):
 
     code = serializers.CharField()
     message = serializers.CharField()
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON number only: DRF's IntegerField also takes ``"1"`` and ``true``, which a client that sent
+    them did not mean as numbers."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 class ApiError(exceptions.APIException):
@@ -49,6 +61,12 @@ def _message_for(exc: exceptions.APIException) -> str:
 
 
 def exception_handler(exc, context):
+    # Django's own 404 and 403 (get_object_or_404, PermissionDenied) get the same {code, message}
+    # body as every other error; the code matches the site's JSON 404 (core.views.not_found).
+    if isinstance(exc, Http404):
+        exc = ApiError("not_found", "There is nothing at this address.", status=404)
+    elif isinstance(exc, PermissionDenied):
+        exc = ApiError("permission_denied", "You may not do that.", status=403)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

@@ -10,7 +10,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api import ApiError, ErrorSerializer
+from core.api import ApiError, ErrorSerializer, StrictIntegerField
 from rooms import selectors, services
 from rooms.errors import TableError
 from rooms.models import Room, StopReason, Table, TableStatus
@@ -59,7 +59,7 @@ class RoomListView(APIView):
 
 class OpenTableSerializer(serializers.Serializer):
     private = serializers.BooleanField(default=False)
-    seats = serializers.IntegerField(required=False, min_value=2, max_value=7)
+    seats = StrictIntegerField(required=False, min_value=2, max_value=7)
 
 
 class RoomTablesView(APIView):
@@ -85,7 +85,7 @@ class RoomTablesView(APIView):
 
 
 class SitSerializer(serializers.Serializer):
-    seat = serializers.IntegerField(required=False, min_value=0, max_value=6)
+    seat = StrictIntegerField(required=False, min_value=0, max_value=6)
     invite = serializers.CharField(required=False, max_length=32, help_text="a private table's invite code")
 
 
