@@ -7,7 +7,9 @@ embedded Redis when REDIS_URL is not set.
 
 from __future__ import annotations
 
+import os
 import secrets
+import tempfile
 from pathlib import Path
 
 import environ
@@ -28,8 +30,18 @@ def _secret_key() -> str:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     path = VAR_DIR / "secret_key"
     if not path.exists():
-        path.write_text(secrets.token_urlsafe(64))
-        path.chmod(0o600)
+        # Written to a private (0600) temporary file, then linked into place: the key is never readable
+        # by others, not even for a moment, and of two processes starting at once one key wins whole.
+        fd, tmp = tempfile.mkstemp(dir=VAR_DIR, prefix=".secret_key.")
+        try:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(secrets.token_urlsafe(64))
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                pass
+        finally:
+            os.unlink(tmp)
     return path.read_text().strip()
 
 

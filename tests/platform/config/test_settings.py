@@ -40,6 +40,53 @@ def test_embedded_defaults_without_configuration(tmp_path):
     assert (tmp_path / "secret_key").exists()
 
 
+def test_the_generated_secret_key_is_private_from_the_start(tmp_path):
+    """Created 0600 (not chmod-ed after writing), the same for every process, no leftovers."""
+    import os
+    import stat
+
+    old_umask = os.umask(0)  # a permissive umask must not make the key readable
+    try:
+        keys = {_settings_in_subprocess({"CARDROOM_VAR_DIR": str(tmp_path)}, "s.SECRET_KEY") for _ in range(2)}
+    finally:
+        os.umask(old_umask)
+    assert len(keys) == 1 and len(keys.pop()) > 50
+    assert stat.S_IMODE((tmp_path / "secret_key").stat().st_mode) == 0o600
+    assert not list(tmp_path.glob(".secret_key.*"))
+
+
+def test_the_secret_key_is_never_on_disk_readable_by_others(tmp_path, monkeypatch):
+    """Whenever the key's bytes are on disk under a name (written, then chmod-ed or linked), the file
+    is already 0600: chmod-ing after writing left a moment in which others could read it."""
+    import os
+    import stat
+    from pathlib import Path
+
+    from config import settings as config_settings
+
+    seen: list[int] = []
+    real_chmod, real_link = Path.chmod, os.link
+
+    def chmod(self, mode, **kw):
+        seen.append(stat.S_IMODE(self.stat().st_mode))
+        return real_chmod(self, mode, **kw)
+
+    def link(src, dst, **kw):
+        seen.append(stat.S_IMODE(os.stat(src).st_mode))
+        return real_link(src, dst, **kw)
+
+    monkeypatch.setattr(Path, "chmod", chmod)
+    monkeypatch.setattr(os, "link", link)
+    monkeypatch.setattr(config_settings, "VAR_DIR", tmp_path)
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    old_umask = os.umask(0o022)
+    try:
+        key = config_settings._secret_key()
+    finally:
+        os.umask(old_umask)
+    assert key and seen and set(seen) == {0o600}
+
+
 def test_configured_postgres_and_redis(tmp_path):
     got = _settings_in_subprocess(
         {"CARDROOM_VAR_DIR": str(tmp_path), "DATABASE_URL": "postgres://u:p@db.example:5433/cards",
