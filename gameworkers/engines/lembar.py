@@ -805,8 +805,7 @@ class LembarEngine(Engine):
         if s["calls"][seat] is not None:
             _w(s, old, "calls")[seat] = None
         s["windows"] = [w for w in s["windows"] if w["seat"] != seat]
-        if s["timeouts"][seat]:
-            _w(s, old, "timeouts")[seat] = 0
+        # The timeout count stays as it was (3 after a removal for timeouts): the seat's last word.
         s["passes"] = 0
         events.append({"type": "removed", "seat": seat, "reason": reason, "returned": len(hand)})
         still = [i for i in range(s["seats"]) if s["active"][i]]

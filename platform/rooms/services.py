@@ -362,11 +362,12 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
             if not follow or follow.get("limit_ms") != 0 or follow.get("seat") != seat:
                 break
         for number in timed_out:
-            Seat.objects.filter(table=table, number=number, status=SeatStatus.SEATED).update(
+            # A seat removed by this very timeout (Lembar's third) counts it too: one number everywhere.
+            Seat.objects.filter(table=table, number=number, status__in=[SeatStatus.SEATED, SeatStatus.REMOVED]).update(
                 consecutive_timeouts=F("consecutive_timeouts") + 1)
-            entry = selectors.seating_entry(table=table, seat_number=number)
-            if entry is not None:
-                entry["timeouts"] += 1
+            for entry in table.seating:
+                if entry["seat"] == number and entry["status"] in (SeatStatus.SEATED, SeatStatus.REMOVED):
+                    entry["timeouts"] += 1
         _after_move(table, engine, events)
         return True
 
