@@ -84,3 +84,50 @@ def test_a_killed_uvicorn_master_is_restarted_and_the_others_keep_running():
         stop_process(supervisor)
     log = supervisor.stderr.read().decode(errors="replace") if supervisor.stderr else ""
     assert "web exited" in log and "stopping everything" not in log
+
+
+def test_the_server_closes_a_socket_sending_a_frame_over_the_cap_and_answers_smaller_ones():
+    """Up to WS_MAX_BYTES a frame too large for the protocol is answered `too_large`; above it the
+    server closes with 1009 without reading it whole (uvicorn's own default was 16 MiB)."""
+    import asyncio
+    import json
+
+    import websockets
+    from django.test import Client
+
+    from accounts.services import user_create
+    from core.management.commands.runplatform import UVICORN_WS_OPTIONS, WS_MAX_BYTES
+    from rooms import services
+    from rooms.models import Room
+
+    user = user_create(username="big", password="pass-word-123")
+    client = Client()
+    client.force_login(user)
+    cookie = f"sessionid={client.cookies['sessionid'].value}"
+    table = services.table_open(room=Room.objects.create(name="Cap", slug="cap", game="lembar", seats=2,
+                                                         min_seats=2), host=user)
+    port = free_port()
+    web = subprocess.Popen([sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
+                            "--port", str(port), *UVICORN_WS_OPTIONS, "--log-level", "warning"],
+                           cwd=ROOT, env=subprocess_env(DEBUG="false", SECURE_SSL_REDIRECT="false"),
+                           start_new_session=True)
+
+    async def run() -> tuple[str, int | None]:
+        url = f"ws://127.0.0.1:{port}/ws/tables/{table.pk}/"
+        headers = {"Cookie": cookie, "Origin": "http://127.0.0.1"}
+        async with websockets.connect(url, additional_headers=headers, max_size=2**22) as ws:
+            await ws.recv()  # the snapshot
+            await ws.send(json.dumps({"type": "ping", "pad": "x" * (WS_MAX_BYTES - 100)}))
+            answered = json.loads(await ws.recv())["code"]
+            await ws.send(json.dumps({"type": "ping", "pad": "x" * (WS_MAX_BYTES + 100)}))
+            try:
+                await asyncio.wait_for(ws.recv(), 10)
+            except websockets.ConnectionClosed as closed:
+                return answered, closed.rcvd.code if closed.rcvd else None
+        return answered, None
+
+    try:
+        _wait(lambda: _answers(f"http://127.0.0.1:{port}/accounts/login/"), 60, "uvicorn answers")
+        assert asyncio.run(run()) == ("too_large", 1009)
+    finally:
+        stop_process(web)

@@ -20,7 +20,12 @@ from config import embedded
 # library's deprecated legacy module and runs three tasks per connection). Frames are a few KB of JSON:
 # compressing each one for each socket cost more CPU than any other step of sending it, for little
 # saved bandwidth.
-UVICORN_WS_OPTIONS = ["--ws", "websockets-sansio", "--ws-per-message-deflate", "false"]
+# Frames over WS_MAX_BYTES close the socket (1009) before they are read whole: a client frame is at most
+# 4 KB (answered `too_large` up to this size), and uvicorn's default of 16 MiB let one socket make the
+# server buffer 16 MiB.
+WS_MAX_BYTES = 65536
+UVICORN_WS_OPTIONS = ["--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
+                      "--ws-max-size", str(WS_MAX_BYTES)]
 
 CRASH_LOOP_RESTARTS = 5  # restarts of one process within the window before it is restarted slowly
 CRASH_LOOP_WINDOW_S = 60
