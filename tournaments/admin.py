@@ -2,13 +2,13 @@ from django.contrib import admin, messages
 
 from tournaments import services
 from tournaments.errors import TournamentError
-from tournaments.models import Entry, Tournament, TournamentTable
+from tournaments.models import MONEY_FIELDS, Entry, Tournament, TournamentTable
 
 
 class EntryInline(admin.TabularInline):
     model = Entry
     extra = 0
-    fields = ["user", "status", "team", "stack", "place", "prize"]
+    fields = ["user", "status", "paid", "team", "stack", "place", "prize"]
     readonly_fields = fields
     can_delete = False
 
@@ -18,9 +18,16 @@ class TournamentAdmin(admin.ModelAdmin):
     list_display = ["name", "game", "status", "starts_at", "entry_fee", "entrants", "pool", "repeat_every"]
     list_filter = ["status", "game"]
     readonly_fields = ["status", "round", "round_dealt", "entrants", "pool", "next_created", "cancel_reason",
-                       "started_at", "finished_at"]
+                       "payout_error", "payout_failed_at", "started_at", "finished_at"]
     inlines = [EntryInline]
     actions = ["open_registration", "start_now", "cancel"]
+
+    def get_readonly_fields(self, request, obj=None):
+        """Fee, currency and rake are shown read-only once anyone registered (``Tournament.save`` refuses them)."""
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.money_locked:
+            fields += [f for f in MONEY_FIELDS if f not in fields]
+        return fields
 
     def _each(self, request, queryset, call) -> None:
         for tournament in queryset:

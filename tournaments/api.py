@@ -10,8 +10,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api import ApiError
+from core.errors import ServiceError
 from tournaments import selectors, services
-from tournaments.errors import TournamentError
 from tournaments.models import Tournament
 
 
@@ -23,7 +23,8 @@ class TournamentSerializer(serializers.ModelSerializer):
                   "round", "entrants", "pool"]
 
 
-def _raise(exc: TournamentError):
+def _raise(exc: ServiceError):
+    """Every service error (tournament or wallet) becomes ``{code, message}`` with its own status."""
     raise ApiError(exc.code, exc.message, status=exc.status)
 
 
@@ -68,7 +69,7 @@ class TournamentRegisterView(APIView):
                 raise ApiError("no_such_partner", "Your partner is not registered.", status=409)
         try:
             entry = services.register(tournament_id=_pk(pk), user=request.user, partner=partner)
-        except TournamentError as exc:
+        except ServiceError as exc:  # TournamentError, or a WalletError that was not wrapped
             _raise(exc)
         return Response({"entry": entry.pk, "status": entry.status}, status=201)
 
@@ -80,6 +81,6 @@ class TournamentUnregisterView(APIView):
     def post(self, request, pk: int):
         try:
             entry = services.unregister(tournament_id=_pk(pk), user=request.user)
-        except TournamentError as exc:
+        except ServiceError as exc:
             _raise(exc)
         return Response({"entry": entry.pk, "status": entry.status})

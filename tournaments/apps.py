@@ -9,6 +9,8 @@ class TournamentsConfig(AppConfig):
 
     def ready(self) -> None:
         from rooms.signals import table_finished
-        from tournaments import receivers
+        from tournaments import checks, receivers
+        from wallets.checks import register_check
 
         table_finished.connect(receivers.table_finished, dispatch_uid="tournaments.table_finished")
+        register_check(checks.escrow_problems)  # manage.py ledger_check covers the tournament escrows

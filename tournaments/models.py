@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.utils.translation import gettext_lazy as _
 
 from rooms.models import Currency, Game, StakeKind
 
 DEFAULT_SCHEDULE = {"base": 1, "double_every": 5}
 BRACKET_SIZES = {"lembar": None, "cherki": 3, "baloot": 2}  # tables of k entrants (Lembar: the room's seats)
+
+
+# What is owed: the entry each player pays, in which currency, and the rake off the pool (the prize
+# split itself is fixed in ``logic.prize_table``). Frozen once the first player registered.
+MONEY_FIELDS = ("currency", "entry_fee", "rake_bps")
 
 
 def default_schedule() -> dict:
@@ -52,6 +57,9 @@ class Tournament(models.Model):
     pool = models.PositiveIntegerField(default=0)
     next_created = models.BooleanField(default=False)
     cancel_reason = models.CharField(max_length=40, blank=True)
+    # The last failed prize payout ("code: message"); cleared when the prizes are paid.
+    payout_error = models.CharField(max_length=200, blank=True, default="")
+    payout_failed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -65,6 +73,18 @@ class Tournament(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        """Refuses a change of fee, currency or rake once anyone registered (not only in the admin)."""
+        update_fields = kwargs.get("update_fields")
+        if self.pk is None or (update_fields is not None and not set(update_fields) & set(MONEY_FIELDS)):
+            super().save(*args, **kwargs)
+            return
+        with transaction.atomic(using=kwargs.get("using")):
+            changed = self._money_changes(lock=True)
+            if changed:
+                raise self._money_locked_error(changed)
+            super().save(*args, **kwargs)
 
     @property
     def is_freezeout(self) -> bool:
@@ -81,7 +101,35 @@ class Tournament(models.Model):
             return self.seats_per_table
         return BRACKET_SIZES.get(self.game) or self.room.seats
 
+    @property
+    def money_locked(self) -> bool:
+        """Fee, currency and rake are frozen once anyone registered (an entry row exists)."""
+        return self.pk is not None and self.entries.exists()
+
+    def _money_changes(self, *, lock: bool = False) -> list[str]:
+        """The money fields that differ from the stored row, when that row already has entries."""
+        if self.pk is None:
+            return []
+        rows = Tournament.objects.filter(pk=self.pk)
+        if lock:
+            rows = rows.select_for_update()  # registration takes this lock too: no entry slips in between
+        stored = rows.values(*MONEY_FIELDS).first()
+        if stored is None:
+            return []
+        changed = [f for f in MONEY_FIELDS if stored[f] != getattr(self, f)]
+        if changed and not self.entries.exists():
+            return []
+        return changed
+
+    def _money_locked_error(self, fields: list[str]) -> ValidationError:
+        return ValidationError({f: ValidationError(
+            _("Players have registered: the entry fee, currency and rake can no longer change."),
+            code="money_locked") for f in fields})
+
     def clean(self) -> None:
+        changed = self._money_changes()
+        if changed:
+            raise self._money_locked_error(changed)
         errors: dict[str, str] = {}
         room = self.room if self.room_id else None
         if room is not None:
@@ -117,6 +165,11 @@ class EntryStatus(models.TextChoices):
     REFUNDED = "refunded", _("Refunded")
 
 
+# Entries whose payment sits in the tournament escrow while the tournament is not over
+# (unregistered and refunded entries got it back; finished and cancelled tournaments hold nothing).
+HOLDING = (EntryStatus.REGISTERED, EntryStatus.PLAYING, EntryStatus.OUT, EntryStatus.WON)
+
+
 class Entry(models.Model):
     """One player in one tournament (Baloot pairs: two entries sharing ``team``)."""
 
@@ -124,6 +177,7 @@ class Entry(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournament_entries")
     status = models.CharField(max_length=12, choices=EntryStatus.choices, default=EntryStatus.REGISTERED)
     registrations = models.PositiveIntegerField(default=1)  # numbers the entry/refund ledger keys
+    paid = models.PositiveIntegerField(default=0)  # what the latest registration paid into the escrow
     team = models.PositiveIntegerField(null=True, blank=True)  # Baloot: the team's first entry id
     stack = models.IntegerField(default=0)
     table = models.ForeignKey("TournamentTable", null=True, blank=True, on_delete=models.SET_NULL,

@@ -23,11 +23,15 @@ from rooms.errors import TableError
 from rooms.models import ENDED_STATUSES, Room, SeatStatus, StakeKind, Table, TableStatus
 from tournaments import logic, money
 from tournaments.errors import TournamentError
-from tournaments.models import Entry, EntryStatus, Status, Tournament, TournamentTable
+from tournaments.models import HOLDING, Entry, EntryStatus, Status, Tournament, TournamentTable
 
 log = logging.getLogger(__name__)
 
 ACTIVE = (EntryStatus.REGISTERED, EntryStatus.PLAYING)
+
+
+class PayoutError(TournamentError):
+    """Paying the prizes failed: the finish is rolled back and the failure is recorded on the tournament."""
 
 
 def _lock(tournament_id: int) -> Tournament:
@@ -146,7 +150,7 @@ def register(*, tournament_id: int, user, partner=None) -> Entry:
 
 
 def unregister(*, tournament_id: int, user) -> Entry:
-    """Before the start: the entry comes back in full."""
+    """Before the start: what the entry paid comes back in full (``Entry.paid``)."""
     with transaction.atomic():
         tournament = _lock(tournament_id)
         entry = tournament.entries.filter(user=user, status=EntryStatus.REGISTERED).first() if user else None
@@ -269,7 +273,7 @@ def start(*, tournament_id: int) -> Tournament:
         tournament.status = Status.RUNNING
         tournament.started_at = timezone.now()
         tournament.entrants = len(entries)
-        tournament.pool = tournament.entry_fee * len(entries)
+        tournament.pool = sum(e.paid for e in entries)  # what they paid, whatever the fee says now
         tournament.round = 1
         tournament.round_dealt = False
         order = list(units)
@@ -416,7 +420,19 @@ def _seating(tournament: Tournament, tt: TournamentTable) -> list[Entry]:
 # ----- advancing ---------------------------------------------------------------------------------------
 
 def advance(*, tournament_id: int) -> bool:
-    """After tables end: when every table of the round has ended, settle it and deal the next round."""
+    """After tables end: when every table of the round has ended, settle it and deal the next round.
+
+    A failed prize payout rolls the whole finish back (the round is retried by housekeeping) and is
+    recorded on the tournament (``payout_error``), where ``ledger_check`` reports it."""
+    try:
+        return _advance(tournament_id)
+    except PayoutError as exc:
+        Tournament.objects.filter(pk=tournament_id).update(
+            payout_error=f"{exc.code}: {exc.message}"[:200], payout_failed_at=timezone.now())
+        raise
+
+
+def _advance(tournament_id: int) -> bool:
     with transaction.atomic():
         tournament = _lock(tournament_id)
         if tournament.status != Status.RUNNING or not tournament.round_dealt:
@@ -627,9 +643,9 @@ def _advance_bracket(tournament: Tournament) -> list | None:
 # ----- finishing ---------------------------------------------------------------------------------------
 
 def _finish_locked(tournament: Tournament) -> None:
-    """Pay the prizes: pool = entries less rake; 70/30 with 4+ entrants; shared places split."""
+    """Pay the prizes: pool = what the entrants paid less rake; 70/30 with 4+ entrants; shared places split."""
     placed = list(tournament.entries.filter(place__isnull=False).select_related("user"))
-    pool = tournament.entry_fee * tournament.entrants
+    pool = sum(tournament.entries.filter(status__in=HOLDING).values_list("paid", flat=True))
     from wallets.services import rake_of
 
     rake = rake_of(pot=pool, rake_bps=tournament.rake_bps)
@@ -652,13 +668,19 @@ def _finish_locked(tournament: Tournament) -> None:
     if short and placed:  # nobody covers a prize place (cannot happen with a full ranking): to first
         first = min(placed, key=lambda e: (e.place, e.pk))
         paid[first.pk] = paid.get(first.pk, 0) + short
-    money.pay_prizes(tournament=tournament, rake=rake, prizes={by_pk[pk]: amount for pk, amount in paid.items()})
+    try:
+        money.pay_prizes(tournament=tournament, rake=rake,
+                         prizes={by_pk[pk]: amount for pk, amount in paid.items()})
+    except TournamentError as exc:
+        log.error("tournament %s: paying the prizes failed: %s %s", tournament.pk, exc.code, exc.message)
+        raise PayoutError(exc.code, exc.message, status=exc.status) from exc
     for pk, amount in paid.items():
         Entry.objects.filter(pk=pk).update(prize=amount)
     tournament.status = Status.FINISHED
     tournament.finished_at = timezone.now()
     tournament.pool = pool - rake
-    tournament.save(update_fields=["status", "finished_at", "pool"])
+    tournament.payout_error, tournament.payout_failed_at = "", None
+    tournament.save(update_fields=["status", "finished_at", "pool", "payout_error", "payout_failed_at"])
 
 
 # ----- housekeeping (the timer sweep) ----------------------------------------------------------------
@@ -684,15 +706,18 @@ def housekeeping(*, now: datetime | None = None) -> dict:
         except TournamentError as exc:  # e.g. another housekeeping pass started it first
             log.info("tournament %s not started: %s", pk, exc.code)
     for pk, dealt in Tournament.objects.filter(status=Status.RUNNING).values_list("pk", "round_dealt"):
-        if not dealt:
-            deal(tournament_id=pk)
-            done["advanced"] += 1
-            continue
-        busy = TournamentTable.objects.filter(
-            tournament_id=pk, broken=False, table__isnull=False,
-            table__status__in=[TableStatus.OPEN, TableStatus.RUNNING]).exists()
-        if not busy and advance(tournament_id=pk):
-            done["advanced"] += 1
+        try:
+            if not dealt:
+                deal(tournament_id=pk)
+                done["advanced"] += 1
+                continue
+            busy = TournamentTable.objects.filter(
+                tournament_id=pk, broken=False, table__isnull=False,
+                table__status__in=[TableStatus.OPEN, TableStatus.RUNNING]).exists()
+            if not busy and advance(tournament_id=pk):
+                done["advanced"] += 1
+        except TournamentError as exc:  # e.g. a failed payout (recorded): the other tournaments go on
+            log.warning("tournament %s not advanced: %s %s", pk, exc.code, exc.message)
     return done
 
 

@@ -1,12 +1,26 @@
-"""Ledger invariants (economy.md), checked by ``manage.py ledger_check`` and by the tests."""
+"""Ledger invariants (economy.md), checked by ``manage.py ledger_check`` and by the tests.
+
+The ledger's own invariants live here; an app that keeps money in escrow accounts of its own (e.g.
+tournaments) adds the invariants of its escrows with ``register_check`` from its ``AppConfig.ready``,
+so the ledger never imports the apps built on it.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 
 from django.db.models import Q, Sum
 
 from wallets.models import Account, AccountKind, Entry
+
+_app_checks: list[Callable[[], list[str]]] = []
+
+
+def register_check(check: Callable[[], list[str]]) -> None:
+    """Add an app's escrow invariants to ``ledger_problems`` (once; returns readable breach lines)."""
+    if check not in _app_checks:
+        _app_checks.append(check)
 
 
 def ledger_problems() -> list[str]:
@@ -40,4 +54,7 @@ def ledger_problems() -> list[str]:
         for account in by_table[table_id]:
             problems.append(f"table {table_id} has ended but its escrow {account.pk} holds {account.balance} "
                             f"{account.currency}")
+    # 6. The escrows of the apps built on the ledger (tournaments: docs/tournaments.md).
+    for check in _app_checks:
+        problems.extend(check())
     return problems

@@ -34,6 +34,33 @@ def test_rest_register_and_unregister_with_codes(client, make_tournament, make_u
     assert client.post(f"/api/tournaments/{t.pk}/unregister/").json()["code"] == "not_registered"
 
 
+def test_rest_wallet_errors_on_register_and_unregister_are_4xx_with_a_code(client, make_tournament, make_user):
+    # Issue 23: an unregister whose refund the ledger refused answered HTTP 500 and left the player
+    # registered. Now every wallet refusal is {code, message} with a 4xx status (wallets.errors).
+    from wallets.checks import ledger_problems
+    from wallets.models import Currency
+    from wallets.services import Leg, balance_of, post_transaction, revenue, tournament_escrow
+
+    client.raise_request_exception = False  # see the status a browser would get
+    t = make_tournament()
+    user = make_user()
+    client.force_login(user)
+    assert client.post(f"/api/tournaments/{t.pk}/register/", {}, content_type="application/json").status_code == 201
+    before = balance_of(user=user, currency=Currency.CHIP)
+    # The escrow no longer holds the entry (drained outside the tournament's own postings).
+    escrow = tournament_escrow(tournament_id=t.pk, currency=Currency.CHIP)
+    post_transaction(key="test:drain", legs=[Leg(escrow, -20), Leg(revenue(currency=Currency.CHIP), 20)])
+    out = client.post(f"/api/tournaments/{t.pk}/unregister/")
+    assert out.status_code == 409 and set(out.json()) == {"code", "message"}
+    assert out.json()["code"] == "escrow_short"
+    assert t.entries.get(user=user).status == EntryStatus.REGISTERED  # nothing moved, nothing half-done
+    assert balance_of(user=user, currency=Currency.CHIP) == before
+    assert ledger_problems()  # and ledger_check says why (tests/tournaments/test_checks.py)
+    poor = make_tournament(entry_fee=10**6)
+    refused = client.post(f"/api/tournaments/{poor.pk}/register/", {}, content_type="application/json")
+    assert refused.status_code == 402 and refused.json()["code"] == "insufficient_funds"
+
+
 def test_pages_show_level_next_ante_and_bracket(client, make_tournament, make_bots):
     t = make_tournament(min_entrants=9, fill_with_bots=True)
     make_bots(9)

@@ -321,3 +321,120 @@ def test_lembar_bracket_three_rounds_with_byes_pays_the_final(make_bots, make_us
     assert Table.objects.filter(room=room).count() >= 3
     assert ledger_problems() == []
     assert not [a for a in ledger_problems() if AccountKind.TOURNAMENT_ESCROW in a]
+
+
+# ----- issue 23: what each entry paid, money fields locked, failed payouts -----------------------------
+
+
+def test_unregister_and_cancel_give_back_what_each_entry_paid_not_todays_fee(make_tournament, make_user):
+    # Issue 23: the fee went 20 -> 50 after registration and a player who paid 20 got 50 back.
+    t = make_tournament()
+    early, late, third = (make_user() for _ in range(3))
+    before = {u.pk: chip(u) for u in (early, late, third)}
+    for user in (early, late):
+        services.register(tournament_id=t.pk, user=user)
+    # The fee moves behind the model's lock (a row edited before the lock existed, a queryset update).
+    Tournament.objects.filter(pk=t.pk).update(entry_fee=50)
+    services.register(tournament_id=t.pk, user=third)  # a new registration pays today's fee
+    assert chip(third) == before[third.pk] - 50 and escrow(t) == 90
+    services.unregister(tournament_id=t.pk, user=early)
+    assert chip(early) == before[early.pk] and escrow(t) == 70  # 20 back, not 50
+    paid = dict(Entry.objects.filter(tournament=t).values_list("user_id", "paid"))
+    assert paid == {early.pk: 20, late.pk: 20, third.pk: 50}
+    services.cancel(tournament_id=t.pk, reason="staff")
+    assert [chip(u) for u in (early, late, third)] == [before[u.pk] for u in (early, late, third)]
+    assert escrow(t) == 0 and ledger_problems() == []
+
+
+def test_the_prize_pool_is_what_the_entrants_paid(make_tournament, make_user):
+    # Issue 23: "Prizes 105 do not match the escrow 90" -- the pool was computed from today's fee.
+    t = make_tournament(min_entrants=2)
+    users = [make_user() for _ in range(2)]
+    before = sum(chip(u) for u in users)
+    for user in users:
+        services.register(tournament_id=t.pk, user=user)
+    Tournament.objects.filter(pk=t.pk).update(entry_fee=50)  # behind the lock, as above
+    services.start(tournament_id=t.pk)
+    t.refresh_from_db()
+    assert t.status == Status.RUNNING and t.pool == 40 and escrow(t) == 40
+    rng = random.Random(4)
+    while t.status == Status.RUNNING:
+        play_round(t.pk, rng)
+        t.refresh_from_db()
+    assert t.status == Status.FINISHED and t.pool == 40
+    assert sorted(Entry.objects.filter(tournament=t).values_list("prize", flat=True)) == [0, 40]
+    assert sum(chip(u) for u in users) == before and escrow(t) == 0
+    assert ledger_problems() == []
+
+
+def test_fee_currency_and_rake_refuse_changes_once_anyone_registered(make_tournament, make_user):
+    from django.core.exceptions import ValidationError
+
+    t = make_tournament()
+    t.entry_fee, t.rake_bps = 30, 100  # nobody registered yet: the terms may still change
+    t.full_clean()
+    t.save()
+    user = make_user()
+    services.register(tournament_id=t.pk, user=user)
+    for field, value in [("entry_fee", 50), ("currency", Currency.KELERENG), ("rake_bps", 500)]:
+        edited = Tournament.objects.get(pk=t.pk)
+        setattr(edited, field, value)
+        with pytest.raises(ValidationError) as err:  # the admin form's validation
+            edited.full_clean()
+        assert err.value.error_dict[field][0].code == "money_locked"
+        with pytest.raises(ValidationError) as err:  # any other writer (shell, a service)
+            edited.save()
+        assert err.value.error_dict[field][0].code == "money_locked"
+    stored = Tournament.objects.get(pk=t.pk)
+    assert (stored.entry_fee, stored.currency, stored.rake_bps) == (30, Currency.CHIP, 100)
+    stored.name, stored.min_entrants = "Renamed", 3  # everything else stays editable
+    stored.full_clean()
+    stored.save()
+    services.unregister(tournament_id=t.pk, user=user)  # an entry row stays: still locked
+    stored.entry_fee = 5
+    with pytest.raises(ValidationError):
+        stored.save()
+    assert Tournament.objects.get(pk=t.pk).entry_fee == 30 and ledger_problems() == []
+
+
+def test_a_failed_payout_is_recorded_and_housekeeping_moves_the_other_tournaments(make_tournament, make_user):
+    from tests.tournaments.conftest import play_table
+    from wallets.services import Leg, issuance, post_transaction, tournament_escrow
+
+    now = timezone.now()
+    stuck = make_tournament(name="Stuck", min_entrants=2, starts_at=now + timedelta(hours=2))
+    other = make_tournament(name="Other", min_entrants=2, starts_at=now + timedelta(hours=1))
+    for t in (stuck, other):
+        for user in [make_user() for _ in range(2)]:
+            services.register(tournament_id=t.pk, user=user)
+        services.start(tournament_id=t.pk)
+    stuck_escrow = tournament_escrow(tournament_id=stuck.pk, currency=Currency.CHIP)
+    stray = Currency.CHIP
+    post_transaction(key="test:stray", legs=[Leg(issuance(currency=stray), -5), Leg(stuck_escrow, 5)])
+    rng = random.Random(6)
+    with pytest.raises(TournamentError) as err:
+        for _ in range(500):
+            play_round(stuck.pk, rng)
+    assert err.value.code == "pool_mismatch"
+    assert any(p.startswith(f"tournament {stuck.pk} (running) is stuck: its prize payout failed")
+               for p in ledger_problems())
+    stuck.refresh_from_db()
+    assert stuck.status == Status.RUNNING and stuck.payout_failed_at is not None
+    assert stuck.payout_error == "pool_mismatch: Prizes 40 do not match the escrow 45."
+    # The other tournament's hand ends; housekeeping tries the stuck one first and still advances it.
+    other.refresh_from_db()
+    hands_before = other.round
+    for tt in TournamentTable.objects.filter(tournament=other, table__status=TableStatus.RUNNING):
+        play_table(tt.table_id, rng)
+    services.housekeeping()
+    other.refresh_from_db()
+    assert other.round > hands_before or other.status == Status.FINISHED
+    # The stray Chip goes back: the next pass pays the prizes and clears the record.
+    post_transaction(key="test:stray:back", legs=[Leg(stuck_escrow, -5), Leg(issuance(currency=stray), 5)])
+    services.housekeeping()
+    stuck.refresh_from_db()
+    assert stuck.status == Status.FINISHED and stuck.payout_error == "" and stuck.payout_failed_at is None
+    while other.status == Status.RUNNING:
+        play_round(other.pk, rng)
+        other.refresh_from_db()
+    assert escrow(stuck) == escrow(other) == 0 and ledger_problems() == []

@@ -116,6 +116,26 @@ def test_insufficient_funds_is_refused_and_changes_nothing(make_user):
     assert not LedgerTransaction.objects.filter(key="big").exists()  # the key is free for a later retry
 
 
+def test_every_wallet_refusal_is_a_service_error_with_a_4xx_status(make_user):
+    # Apps hand ``exc.status`` on to the API (core.errors / core.api): a refused posting is never a 500.
+    from core.errors import ServiceError
+
+    a, b = make_user(), make_user()
+    with pytest.raises(WalletError) as err:
+        services.transfer(key="big", source=services.wallet(user=a, currency="MUT"),
+                          target=services.wallet(user=b, currency="MUT"), amount=101)
+    assert isinstance(err.value, ServiceError) and (err.value.code, err.value.status) == ("insufficient_funds", 402)
+    assert err.value.as_dict() == {"code": "insufficient_funds", "message": err.value.message}
+    with pytest.raises(WalletError) as err:
+        services.transfer(key="mixed", source=services.wallet(user=a, currency="MUT"),
+                          target=services.wallet(user=b, currency="KEL"), amount=1)
+    assert (err.value.code, err.value.status) == ("currency_mismatch", 409)
+    with pytest.raises(WalletError) as err:
+        services.post_transaction(key="x", legs=[])
+    assert (err.value.code, err.value.status) == ("bad_legs", 400)
+    assert WalletError("escrow_short", "Short.").status == 409
+
+
 def test_database_refuses_negative_balances_except_issuance_and_chip_wallets(make_user):
     user = make_user()
     kel = services.wallet(user=user, currency="KEL")
@@ -200,6 +220,21 @@ def test_ledger_check_command_reports_each_breach(make_user, capsys):
     assert exc.value.returncode == 1
     err = capsys.readouterr().err
     assert "caches 90, its entries sum to 100" in err and "balances in KEL sum to -10" in err
+
+
+def test_ledger_check_runs_the_escrow_checks_apps_register(make_user, monkeypatch, capsys):
+    from wallets import checks
+
+    monkeypatch.setattr(checks, "_app_checks", [])
+    checks.register_check(lambda: [])
+    assert ledger_problems() == []
+    breach = lambda: ["an app's escrow is off"]  # noqa: E731
+    checks.register_check(breach)
+    checks.register_check(breach)  # once
+    assert ledger_problems() == ["an app's escrow is off"]
+    with pytest.raises(CommandError):
+        call_command("ledger_check")
+    assert "an app's escrow is off" in capsys.readouterr().err
 
 
 def test_ledger_check_finds_an_unbalanced_transaction_and_an_open_escrow(make_user, make_room):
