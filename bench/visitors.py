@@ -26,7 +26,7 @@ os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cardro
 
 from bench import load  # noqa: E402  (after the environment: load.py only sets defaults)
 
-PATHS = ["/accounts/login/", "/api/rooms/", "/tournaments/"]  
+PATHS = ["/accounts/login/", "/api/rooms/", "/tournaments/"]  # what a visitor not logged in sees
 
 
 def server_connections(dsn: str) -> int:
