@@ -566,10 +566,8 @@ class BalootEngine(Engine):
         if self.is_over(state):
             raise IllegalMove("game_over", "The game is over.")
         move = require_dict(move)
-        if "auto" in move and not isinstance(move["auto"], bool):
-            raise IllegalMove("malformed", "'auto' must be true or false.")
         if seat is None:
-            raise IllegalMove("not_your_turn", "Baloot has no system steps.")
+            raise IllegalMove("bad_seat", "Baloot has no system steps: a move needs a seat.")
         seat = require_int(seat, "bad_seat", "seat")
         if not 0 <= seat < 4:
             raise IllegalMove("bad_seat", "No such seat.")

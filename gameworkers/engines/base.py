@@ -236,9 +236,12 @@ def competition_ranks(values: list[int | float], *, lower_is_better: bool = True
 
 
 def require_dict(move: Any) -> Move:
-    """Reject anything but a dict with a string ``type``."""
+    """Reject anything but a dict with a string ``type``, and an ``auto`` other than ``True`` (only the
+    server's automatic moves carry it): every engine answers the same envelope the same way."""
     if not isinstance(move, dict) or not isinstance(move.get("type"), str):
         raise IllegalMove("malformed", "A move must be an object with a string 'type'.")
+    if "auto" in move and move["auto"] is not True:
+        raise IllegalMove("malformed", "'auto' is only ever true, on the server's automatic moves.")
     return move
 
 

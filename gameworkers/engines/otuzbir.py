@@ -363,7 +363,7 @@ class OtuzbirEngine(Engine):
         if state["phase"] == "over":
             raise IllegalMove("game_over", "The table is over.")
         if seat is None:
-            raise IllegalMove("not_your_turn", "31 has no system steps.")
+            raise IllegalMove("bad_seat", "31 has no system steps: a move needs a seat.")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state["seats"]:
             raise IllegalMove("bad_seat", "No such seat.")
         move = require_dict(move)
