@@ -209,6 +209,7 @@ def _sit_locked(table: Table, user, *, seat_number: int | None, invite_code: str
     except WalletError as exc:
         raise TableError(exc.code, exc.message, status=402) from exc
     table.seating = sorted([*table.seating, _seating_entry(seat)], key=lambda e: e["seat"])
+    table.version += 1  # every change a viewer can see is numbered (docs/protocol.md)
     table.last_event_seq += 1
     TableEvent.objects.create(table=table, seq=table.last_event_seq, kind="sat", version=table.version,
                               payload={"seat": seat_number, "player": user.public_name, "bot": user.is_bot})
@@ -216,7 +217,8 @@ def _sit_locked(table: Table, user, *, seat_number: int | None, invite_code: str
 
 
 def _save_seating(table: Table) -> None:
-    Table.objects.filter(pk=table.pk).update(seating=table.seating, last_event_seq=table.last_event_seq)
+    Table.objects.filter(pk=table.pk).update(seating=table.seating, last_event_seq=table.last_event_seq,
+                                             version=table.version)
 
 
 def table_stand(*, table_id: int, user) -> None:
@@ -236,6 +238,7 @@ def table_stand(*, table_id: int, user) -> None:
         seat.save(update_fields=["status", "left_at"])
         table_money.on_stand(table=table, seat=seat)
         _refresh_seating(table)
+        table.version += 1
         _record(table, "stood", {"seat": seat.number})
         _save_seating(table)
         _after_commit_broadcast(table, [{"type": "stood", "seat": seat.number}], seats_changed=True)
@@ -277,7 +280,9 @@ def table_start(*, table_id: int, by=None) -> Table:
         table.state = state
         table.status = TableStatus.RUNNING
         table.started_at = timezone.now()
-        table.version = 0
+        # One counter for the table's whole life: the start is one more change (never back to 0, so a
+        # socket that saw the seating before the start still sees a newer version).
+        table.version += 1
         _set_deadline(table, engine)
         table.save()
         table_money.on_start(table=table)
@@ -552,6 +557,7 @@ def table_stop(*, table_id: int, reason: str, by=None) -> Table:
 
 
 def _stop_locked(table: Table, reason: str) -> None:
+    table.version += 1
     table.status = TableStatus.STOPPED
     table.stop_reason = reason
     table.ended_at = timezone.now()

@@ -254,7 +254,7 @@ def test_a_flood_of_moves_is_limited_without_touching_the_table(inline_moves, mo
 
     async def run():
         comm, _, _ = await _connect(table.pk, cookies[0])
-        await comm.receive_json_from(timeout=10)
+        assert (await comm.receive_json_from(timeout=10))["version"] == table.version
         for i in range(30):
             await comm.send_to(text_data=json.dumps({"type": "move", "move": {"type": "draw"}, "version": 99, "id": i}))
         codes = []
@@ -267,4 +267,4 @@ def test_a_flood_of_moves_is_limited_without_touching_the_table(inline_moves, mo
         await comm.disconnect()
 
     async_to_sync(run)()
-    assert Table.objects.get(pk=table.pk).version == 0
+    assert Table.objects.get(pk=table.pk).version == table.version  # as it was at the start

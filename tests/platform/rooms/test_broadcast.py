@@ -113,3 +113,120 @@ def test_publishing_from_many_short_lived_threads_reuses_connections():
     got = _received_after(lambda: broadcast.publish(messages))
     assert [m["version"] for m in got] == [1]
     assert len(broadcast._idle) <= 2
+
+
+# ----- every change a viewer can see is numbered and reaches every socket -----------------------
+
+def _cookie(user) -> bytes:
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def _socket(table_id: int, cookie: bytes):
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+
+    comm = WebsocketCommunicator(application, f"/ws/tables/{table_id}/",
+                                 headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", cookie)])
+    connected, _ = await comm.connect(timeout=10)
+    assert connected
+    return comm
+
+
+async def _states_until(comm, done) -> list[dict]:
+    """State frames up to the first one for which ``done(frame)`` holds."""
+    frames = []
+    while True:
+        frame = await comm.receive_json_from(timeout=10)
+        if frame["type"] == "state":
+            frames.append(frame)
+            if done(frame):
+                return frames
+
+
+def _lembar_table(slug: str):
+    from accounts.services import user_create
+    from rooms import services
+    from rooms.models import Room
+
+    room = Room.objects.create(name="Pushes", slug=slug, game="lembar", seats=3, min_seats=2, turn_seconds=600)
+    host, guest, watcher = (user_create(username=f"{slug}{k}", password="pass-word-123") for k in range(3))
+    table = services.table_open(room=room, host=host)
+    services.table_sit(table_id=table.pk, user=host)
+    return table.pk, host, guest, watcher
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sits_the_start_and_a_stop_are_numbered_and_pushed_to_every_socket(monkeypatch):
+    """A socket opened before its player sat learns the seat; the start and the host's stop reach
+    everyone, each as the next version (a client sees no gap, or a gap it can repair)."""
+    from asgiref.sync import async_to_sync, sync_to_async
+
+    from gameworkers import tasks
+    from rooms import services
+
+    monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
+    table_id, host, guest, watcher = _lembar_table("push")
+
+    async def run():
+        sockets = {u.username: await _socket(table_id, await sync_to_async(_cookie)(u)) for u in (host, guest, watcher)}
+        first = {name: (await comm.receive_json_from(timeout=10)) for name, comm in sockets.items()}
+        v = first[host.username]["version"]
+        assert {f["version"] for f in first.values()} == {v} and first[guest.username]["seat"] is None
+
+        await sync_to_async(services.table_sit)(table_id=table_id, user=guest)
+        for name, comm in sockets.items():
+            sat = (await _states_until(comm, lambda f: f["version"] > v))[-1]
+            assert sat["version"] == v + 1 and len(sat["seats"]) == 2 and sat["status"] == "open"
+            assert sat["seat"] == {host.username: 0, guest.username: 1}.get(name)
+
+        await sync_to_async(services.table_start)(table_id=table_id, by=host)
+        for comm in sockets.values():
+            started = (await _states_until(comm, lambda f: f["version"] > v + 1))[-1]
+            assert (started["version"], started["status"]) == (v + 2, "running")
+
+        await sync_to_async(services.table_stop)(table_id=table_id, reason="host", by=host)
+        for comm in sockets.values():
+            stopped = (await _states_until(comm, lambda f: f["version"] > v + 2))[-1]
+            assert (stopped["version"], stopped["status"], stopped["stop_reason"]) == (v + 3, "stopped", "host")
+        for comm in sockets.values():
+            await comm.disconnect()
+
+    async_to_sync(run)()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_socket_joining_while_a_change_is_in_flight_ends_with_the_latest_state(monkeypatch):
+    """The connect snapshot is read, then a sit commits and is pushed before that snapshot is sent:
+    the older snapshot must not be the last thing the client sees."""
+    from asgiref.sync import async_to_sync, sync_to_async
+
+    from rooms import consumers, services
+
+    table_id, host, guest, watcher = _lembar_table("inflight")
+    read_snapshot = consumers.TableConsumer.__dict__["_snapshot"].func  # the synchronous read
+
+    async def snapshot_then_a_sit(self):
+        taken = await sync_to_async(read_snapshot)(self)
+        if not getattr(self, "raced", False):
+            self.raced = True
+            await sync_to_async(services.table_sit)(table_id=table_id, user=guest)
+            await asyncio.sleep(0.5)  # the sit's frame reaches this socket through the relay first
+        return taken
+
+    monkeypatch.setattr(consumers.TableConsumer, "_snapshot", snapshot_then_a_sit)
+
+    async def run():
+        comm = await _socket(table_id, await sync_to_async(_cookie)(watcher))
+        frames = []
+        while not await comm.receive_nothing(timeout=1.0):
+            frames.append(await comm.receive_json_from(timeout=10))
+        states = [f for f in frames if f["type"] == "state"]
+        assert states and len(states[-1]["seats"]) == 2  # the guest's seat, not the snapshot before it
+        await comm.disconnect()
+
+    async_to_sync(run)()

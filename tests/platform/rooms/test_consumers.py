@@ -77,13 +77,13 @@ async def test_snapshot_on_connect_is_the_seats_own_view(enqueued):
     comm, connected, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(a))
     assert connected
     frame = await comm.receive_json_from(timeout=10)
-    assert frame["type"] == "state" and frame["seat"] == 0 and frame["version"] == 0
+    assert frame["type"] == "state" and frame["seat"] == 0 and frame["version"] == table.version
     assert frame["view"]["seat"] == 0 and table.seed_hex not in json.dumps(frame)
     await comm.disconnect()
     comm, connected, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(watcher))
     frame = await comm.receive_json_from(timeout=10)
-    assert frame["seat"] is None and frame["legal"] == []
-    await comm.send_json_to({"type": "move", "move": {"type": "draw"}, "version": 0, "id": "x1"})
+    assert frame["seat"] is None and frame["legal"] == [] and frame["version"] == table.version
+    await comm.send_json_to({"type": "move", "move": {"type": "draw"}, "version": frame["version"], "id": "x1"})
     error = await comm.receive_json_from(timeout=10)
     assert error == {**error, "type": "error", "code": "not_seated", "id": "x1"}
     assert enqueued == []
@@ -99,14 +99,15 @@ async def test_after_a_move_each_socket_gets_only_its_own_seats_frame(monkeypatc
     monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
     table, a, b, watcher = await sync_to_async(_setup)()
     comms = {}
+    start = table.version
     for name, user in (("a", a), ("b", b), ("watcher", watcher)):
         comms[name], connected, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(user))
         assert connected
-        await comms[name].receive_json_from(timeout=10)
+        assert (await comms[name].receive_json_from(timeout=10))["version"] == start
     seat = get_engine("lembar").to_act(table.state)[0]
     mover = comms["a" if seat == 0 else "b"]
     legal = get_engine("lembar").legal_moves(table.state, seat)
-    await mover.send_json_to({"type": "move", "move": legal[0], "version": 0})
+    await mover.send_json_to({"type": "move", "move": legal[0], "version": start})
     frames = {}
     for name in comms:
         frame = {}
@@ -114,10 +115,10 @@ async def test_after_a_move_each_socket_gets_only_its_own_seats_frame(monkeypatc
             frame = await comms[name].receive_json_from(timeout=10)
         frames[name] = frame
     fresh = await sync_to_async(Table.objects.get)(pk=table.pk)
-    assert fresh.version == 1
+    assert fresh.version == start + 1
     for name, own in (("a", 0), ("b", 1), ("watcher", None)):
         frame = frames[name]
-        assert frame["seat"] == own and frame["version"] == 1 and frame["view"]["seat"] == own
+        assert frame["seat"] == own and frame["version"] == start + 1 and frame["view"]["seat"] == own
         if own is None:
             assert not frame["view"].get("hand")
         else:
@@ -148,7 +149,7 @@ async def test_bad_envelopes_get_error_frames_and_change_nothing(enqueued, paylo
     assert error["type"] == "error" and error["code"] == code and error["message"]
     assert enqueued == []
     fresh = await sync_to_async(Table.objects.get)(pk=table.pk)
-    assert fresh.version == 0 and fresh.state == table.state
+    assert fresh.version == table.version and fresh.state == table.state
     await comm.disconnect()
 
 
@@ -192,21 +193,23 @@ async def test_a_move_is_applied_and_a_refused_one_is_answered_with_its_code_and
     player = a if first == 0 else b
     comm, _, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(player))
     frame = await comm.receive_json_from(timeout=10)
-    assert frame["seat"] == first and frame["legal"]
-    await comm.send_json_to({"type": "move", "move": {"type": "play", "card": "nope"}, "version": 0, "id": "bad"})
+    start = frame["version"]
+    assert frame["seat"] == first and frame["legal"] and start == table.version
+    await comm.send_json_to({"type": "move", "move": {"type": "play", "card": "nope"}, "version": start, "id": "bad"})
     error = await comm.receive_json_from(timeout=10)
-    assert error["type"] == "error" and error["id"] == "bad" and error["version"] == 0
+    assert error["type"] == "error" and error["id"] == "bad" and error["version"] == start
     assert error["code"] == "unknown_card"
-    await comm.send_json_to({"type": "move", "move": frame["legal"][0], "version": 0, "id": "good"})
+    await comm.send_json_to({"type": "move", "move": frame["legal"][0], "version": start, "id": "good"})
     frames = []
     while not frames or frames[-1].get("type") != "state":
         frames.append(await comm.receive_json_from(timeout=10))
-    assert frames[-1]["version"] == 1
-    await comm.send_json_to({"type": "move", "move": frame["legal"][0], "version": 0, "id": "again"})
+    assert frames[-1]["version"] == start + 1
+    await comm.send_json_to({"type": "move", "move": frame["legal"][0], "version": start, "id": "again"})
     error = await comm.receive_json_from(timeout=10)
-    # (this socket was already sent version 1: no fresh state follows)
-    assert (error["type"], error["code"], error["id"], error["version"]) == ("error", "stale_version", "again", 1)
-    assert (await sync_to_async(Table.objects.get)(pk=table.pk)).version == 1
+    # (this socket was already sent the next version: no fresh state follows)
+    assert (error["type"], error["code"], error["id"], error["version"]) == (
+        "error", "stale_version", "again", start + 1)
+    assert (await sync_to_async(Table.objects.get)(pk=table.pk)).version == start + 1
     await comm.disconnect()
 
 
@@ -319,8 +322,8 @@ async def test_a_move_that_fails_unexpectedly_is_answered_and_the_socket_stays(m
     monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
     table, a, *_ = await sync_to_async(_setup)()
     comm, _, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(a))
-    await comm.receive_json_from(timeout=10)
-    await comm.send_json_to({"type": "move", "move": {"type": "draw"}, "version": 0, "id": "m"})
+    frame = await comm.receive_json_from(timeout=10)
+    await comm.send_json_to({"type": "move", "move": {"type": "draw"}, "version": frame["version"], "id": "m"})
     error = await comm.receive_json_from(timeout=10)
     assert (error["type"], error["code"], error["id"]) == ("error", "unavailable", "m")
     await comm.send_json_to({"type": "ping", "id": "still"})

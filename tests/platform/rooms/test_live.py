@@ -65,13 +65,20 @@ async def _play_human(url: str, cookie: str, frames: list, *, call_lembar: bool 
             await ws.send(json.dumps({"type": "move", "move": move, "version": frame["version"], "id": f"m{frame['version']}"}))
 
 
+def _start_version(table: Table) -> int:
+    """The table's version when the game started (the sits before it and the start are numbered too)."""
+    return TableEvent.objects.get(table=table, kind="started").version
+
+
 def _replayed_states(table: Table) -> dict[int, dict]:
+    """The engine's state by table version: the start's, then one more per move."""
     engine = get_engine(table.game)
     state = engine.new(bytes.fromhex(table.seed_hex), table.state["seats"], table.state["options"])
-    states = {0: state}
+    start = _start_version(table)
+    states = {start: state}
     for entry in selectors.move_log(table=table):
         state, _ = engine.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
-        states[entry["seq"]] = state
+        states[start + entry["seq"]] = state
     return states
 
 
@@ -91,7 +98,7 @@ def _card_strings(obj) -> Counter:
 def _assert_no_leaks(table: Table, seat: int, frames: list) -> None:
     engine = get_engine(table.game)
     states = _replayed_states(table)
-    deck = Counter(engine.all_cards(states[0]))
+    deck = Counter(engine.all_cards(states[_start_version(table)]))
     checked = 0
     for frame in frames:
         text = json.dumps(frame)
@@ -129,8 +136,10 @@ def test_four_seat_lembar_two_humans_two_bots_to_a_verified_finish(live_stack, t
     asyncio.run(main())
     table.refresh_from_db()
     assert table.status == TableStatus.FINISHED
-    # The version also counts steps that are not moves (a Lembar window closed by the timer).
-    assert len(selectors.move_log(table=table)) == table.state["move_count"] <= table.version
+    # The version also counts steps that are not moves (a Lembar window closed by the timer), and the
+    # changes before the start (each sit, then the start itself).
+    assert _start_version(table) == 5  # four sits and the start
+    assert len(selectors.move_log(table=table)) == table.state["move_count"] <= table.version - _start_version(table)
     seqs = list(TableEvent.objects.filter(table=table).values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))
     by_seat = {s.user_id: s.number for s in table.seats.all()}
@@ -152,6 +161,8 @@ def test_sigkill_of_the_worker_loses_nothing(live_stack):
     services.table_sit(table_id=table.pk, user=idle_human)
     for b in bots:
         services.table_sit(table_id=table.pk, user=b)
+    table.refresh_from_db()
+    start = table.version  # the table started when the last bot sat
 
     def wait_version(at_least: int, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -162,7 +173,7 @@ def test_sigkill_of_the_worker_loses_nothing(live_stack):
             time.sleep(0.2)
         raise AssertionError(f"no progress to version {at_least}")
 
-    wait_version(6, 60)
+    wait_version(start + 6, 60)
     os.killpg(live_stack.worker.pid, signal.SIGKILL)
     live_stack.worker.wait()
     table.refresh_from_db()
@@ -186,7 +197,7 @@ def test_sigkill_of_the_worker_loses_nothing(live_stack):
     assert table.version > frozen, "the game continued after the worker came back"
     assert max(lateness or [0]) < 5, f"a deadline was missed by {max(lateness):.1f} s"
     moves = selectors.move_log(table=table)
-    assert len(moves) == table.state["move_count"] <= table.version
+    assert len(moves) == table.state["move_count"] <= table.version - start
     assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1))  # nothing applied twice
 
 

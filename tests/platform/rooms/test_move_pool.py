@@ -42,26 +42,28 @@ def test_a_broken_connection_is_replaced_and_the_move_applied_once(monkeypatch):
     pid = connection.connection.info.backend_pid
     with psycopg.connect(connection.connection.info.dsn, autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+    start = table.version
     version = move_pool.play(table_id=table.pk, seat_number=seat, move=_first_legal(table, seat),
-                             expected_version=0, user_id=user.pk)
-    assert version == 1
+                             expected_version=start, user_id=user.pk)
+    assert version == start + 1
     table.refresh_from_db()
-    assert table.version == 1 and table.moves.count() == 1
+    assert table.version == start + 1 and table.moves.count() == 1
 
 
 def test_a_refused_move_changes_nothing_and_carries_the_tables_version():
     table, seat, user = _running_table()
     other = 1 - seat
+    start = table.version
     with pytest.raises(TableError) as refused:
         move_pool.play(table_id=table.pk, seat_number=other, move=_first_legal(table, seat),
-                       expected_version=0, user_id=user.pk)  # not this user's seat
-    assert (refused.value.code, refused.value.version) == ("not_seated", 0)
+                       expected_version=start, user_id=user.pk)  # not this user's seat
+    assert (refused.value.code, refused.value.version) == ("not_seated", start)
     with pytest.raises(TableError) as stale:
         move_pool.play(table_id=table.pk, seat_number=seat, move=_first_legal(table, seat),
-                       expected_version=5, user_id=user.pk)
-    assert (stale.value.code, stale.value.version) == ("stale_version", 0)
+                       expected_version=start + 5, user_id=user.pk)
+    assert (stale.value.code, stale.value.version) == ("stale_version", start)
     table.refresh_from_db()
-    assert table.version == 0 and table.moves.count() == 0
+    assert table.version == start and table.moves.count() == 0
 
 
 def test_a_move_whose_commit_went_through_before_the_connection_broke_is_announced(monkeypatch):
@@ -84,13 +86,15 @@ def test_a_move_whose_commit_went_through_before_the_connection_broke_is_announc
     announced = []
     monkeypatch.setattr(services, "table_play", commit_then_break)
     monkeypatch.setattr("rooms.broadcast.table_changed", lambda table, **kwargs: announced.append(table.version))
+    start = table.version
     with pytest.raises(TableError) as stale:
         move_pool.play(table_id=table.pk, seat_number=seat, move=_first_legal(table, seat),
-                       expected_version=0, user_id=user.pk)
-    assert (stale.value.code, stale.value.version) == ("stale_version", 1)
-    assert calls == [0, 0] and announced == [1, 1]  # the first commit's own broadcast, then the announcement
+                       expected_version=start, user_id=user.pk)
+    assert (stale.value.code, stale.value.version) == ("stale_version", start + 1)
+    # the first commit's own broadcast, then the announcement
+    assert calls == [start, start] and announced == [start + 1, start + 1]
     table.refresh_from_db()
-    assert table.version == 1 and table.moves.count() == 1
+    assert table.version == start + 1 and table.moves.count() == 1
 
 
 def test_a_pool_thread_hands_its_broadcast_to_the_broadcaster_thread(monkeypatch):
@@ -110,9 +114,10 @@ def test_a_pool_thread_hands_its_broadcast_to_the_broadcaster_thread(monkeypatch
         done.set()
 
     monkeypatch.setattr(broadcast, "publish", record)
+    start = table.version
     version = asyncio.run(move_pool.play_async(table_id=table.pk, seat_number=seat, move=_first_legal(table, seat),
-                                               expected_version=0, user_id=user.pk))
-    assert version == 1
+                                               expected_version=start, user_id=user.pk))
+    assert version == start + 1
     assert done.wait(10)
-    assert [(name.split("_")[0], v) for name, v in sent] == [("broadcast", 1)]
+    assert [(name.split("_")[0], v) for name, v in sent] == [("broadcast", start + 1)]
     assert getattr(broadcast._handoff, "submit", None) is None  # this (test) thread still sends inline

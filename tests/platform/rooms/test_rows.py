@@ -39,7 +39,8 @@ def _started_table(lembar_room, make_user) -> tuple[Table, int, dict]:
     table = services.table_open(room=lembar_room, host=host)
     services.table_sit(table_id=table.pk, user=host)
     services.table_sit(table_id=table.pk, user=guest)
-    table = services.table_start(table_id=table.pk, by=host)
+    services.table_start(table_id=table.pk, by=host)
+    table = Table.objects.get(pk=table.pk)  # as stored: the version counts the sits and the start too
     engine = get_engine("lembar")
     seat = engine.to_act(table.state)[0]
     return table, seat, engine.legal_moves(table.state, seat)[0]
@@ -47,12 +48,13 @@ def _started_table(lembar_room, make_user) -> tuple[Table, int, dict]:
 
 def test_the_move_rows_and_the_table_update_read_back_through_the_orm(lembar_room, make_user):
     table, seat, move = _started_table(lembar_room, make_user)
-    version = services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0)
+    start = table.version
+    version = services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=start)
     table.refresh_from_db()
-    assert version == table.version == 1 and table.state["move_count"] == 1 and table.state["moves"] == []
+    assert version == table.version == start + 1 and table.state["move_count"] == 1 and table.state["moves"] == []
     logged = TableMove.objects.get(table=table)
     assert (logged.seq, logged.seat, logged.move) == (1, seat, move)
-    events = list(TableEvent.objects.filter(table=table, version=1).order_by("seq"))
+    events = list(TableEvent.objects.filter(table=table, version=start + 1).order_by("seq"))
     assert events and all(e.created_at is not None for e in events)
     assert [e.seq for e in TableEvent.objects.filter(table=table).order_by("seq")] == list(
         range(1, table.last_event_seq + 1))
@@ -72,10 +74,11 @@ def test_a_move_commits_with_its_writes_and_its_on_commit_hooks_still_run(lembar
             after_writes.append(connection.connection.pgconn.transaction_status == pq.TransactionStatus.IDLE)
 
     monkeypatch.setattr(rows, "execute", execute_and_look)
-    version = services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0)
-    assert version == 1 and announced == [1]
+    start = table.version
+    version = services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=start)
+    assert version == start + 1 and announced == [start + 1]
     assert after_writes == ([True] if connection.vendor == "postgresql" else [])
-    assert Table.objects.get(pk=table.pk).version == 1 and TableMove.objects.filter(table=table).count() == 1
+    assert Table.objects.get(pk=table.pk).version == start + 1 and TableMove.objects.filter(table=table).count() == 1
 
 
 @pytest.mark.django_db(transaction=True)
@@ -89,10 +92,11 @@ def test_a_move_inside_an_outer_transaction_does_not_commit_it(lembar_room, make
     class Undo(Exception):
         pass
 
+    start = table.version
     with pytest.raises(Undo), transaction.atomic():
-        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0)
+        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=start)
         raise Undo
-    assert Table.objects.get(pk=table.pk).version == 0 and not TableMove.objects.filter(table=table).exists()
+    assert Table.objects.get(pk=table.pk).version == start and not TableMove.objects.filter(table=table).exists()
     assert announced == []
 
 
@@ -102,13 +106,14 @@ def test_a_failed_write_rolls_the_move_back_and_announces_nothing(lembar_room, m
     announced = []
     monkeypatch.setattr(broadcast, "table_changed", lambda t, **kw: announced.append(t.version))
     TableMove.objects.create(table=table, seq=1, seat=seat, move=move, now_ms=0)  # the move's row is taken
+    start = table.version
     with pytest.raises(IntegrityError):
-        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0)
-    assert Table.objects.get(pk=table.pk).version == 0 and announced == []
+        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=start)
+    assert Table.objects.get(pk=table.pk).version == start and announced == []
     assert not connection.needs_rollback and not connection.in_atomic_block
     TableMove.objects.filter(table=table).delete()
-    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0) == 1
-    assert announced == [1]
+    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=start) == start + 1
+    assert announced == [start + 1]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -118,10 +123,11 @@ def test_without_pipeline_mode_a_move_still_commits_once(lembar_room, make_user,
     table, seat, move = _started_table(lembar_room, make_user)
     announced = []
     monkeypatch.setattr(broadcast, "table_changed", lambda t, **kw: announced.append(t.version))
-    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0) == 1
-    assert announced == [1] and Table.objects.get(pk=table.pk).version == 1
+    start = table.version
+    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=start) == start + 1
+    assert announced == [start + 1] and Table.objects.get(pk=table.pk).version == start + 1
     with transaction.atomic():
-        assert rows.lock_table(table.pk).version == 1
+        assert rows.lock_table(table.pk).version == start + 1
 
 
 def test_the_state_column_is_compressed_with_lz4_where_postgresql_has_it(db):

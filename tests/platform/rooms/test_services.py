@@ -109,36 +109,40 @@ def test_moves_need_the_current_version_and_the_right_seat(lembar_room, make_use
     other = 1 - seat
     move = engine.legal_moves(table.state, seat)[0]
     before = table.state
+    # One counter for the table's whole life (docs/protocol.md): two sits and the start are 3 changes.
+    start = table.version
+    assert start == 3
     with pytest.raises(TableError) as exc:
-        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=5)
+        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=start + 5)
     assert exc.value.code == "stale_version"
     with pytest.raises(TableError) as exc:
-        services.table_play(table_id=table.pk, seat_number=other, move=move, expected_version=0)
+        services.table_play(table_id=table.pk, seat_number=other, move=move, expected_version=start)
     assert exc.value.code  # the engine's own code (not your turn / not held)
     with pytest.raises(TableError) as exc:
-        services.table_play(table_id=table.pk, seat_number=seat, move={**move, "auto": True}, expected_version=0)
+        services.table_play(table_id=table.pk, seat_number=seat, move={**move, "auto": True}, expected_version=start)
     assert exc.value.code == "malformed"
     table.refresh_from_db()
-    assert table.state == before and table.version == 0
-    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0) == 1
+    assert table.state == before and table.version == start
+    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=start) == start + 1
     with pytest.raises(TableError) as exc:  # the same move again: a duplicate, never applied twice
-        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0)
+        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=start)
     assert exc.value.code == "stale_version"
     table.refresh_from_db()
-    assert table.version == 1 == len(selectors.move_log(table=table))
+    assert table.version == start + 1 and len(selectors.move_log(table=table)) == 1
 
 
 def test_deadline_fires_once_and_only_when_due(lembar_room, make_user):
     table, *_ = _start_two(lembar_room, make_user)
-    assert not services.table_fire_deadline(table_id=table.pk, expected_version=0)  # not due yet
+    start = table.version
+    assert not services.table_fire_deadline(table_id=table.pk, expected_version=start)  # not due yet
     table.deadline_at = timezone.now() - timedelta(seconds=1)
     table.save(update_fields=["deadline_at"])
-    assert services.due_tables() == [(table.pk, 0)]
+    assert services.due_tables() == [(table.pk, start)]
     assert services.due_tables() == []  # claimed: a second timer does not enqueue it again
-    assert services.table_fire_deadline(table_id=table.pk, expected_version=0)
-    assert not services.table_fire_deadline(table_id=table.pk, expected_version=0)  # version moved on
+    assert services.table_fire_deadline(table_id=table.pk, expected_version=start)
+    assert not services.table_fire_deadline(table_id=table.pk, expected_version=start)  # version moved on
     table.refresh_from_db()
-    assert table.version >= 1
+    assert table.version >= start + 1
     log = selectors.move_log(table=table)
     assert log and all(m["move"].get("auto") for m in log)
     seat = log[0]["seat"]
@@ -149,9 +153,9 @@ def test_a_lost_deadline_task_is_claimed_again(lembar_room, make_user):
     table, *_ = _start_two(lembar_room, make_user)
     table.deadline_at = timezone.now() - timedelta(seconds=10)
     table.save(update_fields=["deadline_at"])
-    assert services.due_tables() == [(table.pk, 0)]
+    assert services.due_tables() == [(table.pk, table.version)]
     later = timezone.now() + timedelta(seconds=4)
-    assert services.due_tables(now=later) == [(table.pk, 0)]
+    assert services.due_tables(now=later) == [(table.pk, table.version)]
 
 
 def test_three_timeouts_in_a_row_remove_a_lembar_player(lembar_room, make_user):
@@ -239,6 +243,8 @@ def test_a_whole_game_through_the_services_gives_a_verifiable_proof(game, seats,
     table = services.table_open(room=room, host=users[0])
     for u in users:
         services.table_sit(table_id=table.pk, user=u)
+    table.refresh_from_db()
+    start = table.version  # started when the last seat was taken
     engine = get_engine(game)
     bot = get_bot(game)  # the default bots finish games in far fewer moves than "first legal move"
     for _ in range(5000):
@@ -258,7 +264,7 @@ def test_a_whole_game_through_the_services_gives_a_verifiable_proof(game, seats,
     events = list(TableEvent.objects.filter(table=table).values_list("seq", flat=True))
     assert events == list(range(1, len(events) + 1))
     # One frame per logged move (the version also counts steps that are not moves).
-    assert len(selectors.replay_frames(table=table)) == table.state["move_count"] + 1 <= table.version + 1
+    assert len(selectors.replay_frames(table=table)) == table.state["move_count"] + 1 <= table.version - start + 1
 
 
 def test_frames_never_carry_the_seed_or_other_hands_before_the_end(lembar_room, make_user):
@@ -298,21 +304,22 @@ def test_claimed_deadlines_are_not_handed_out_again_while_workers_are_behind(lem
     table, *_ = _start_two(lembar_room, make_user)
     table.deadline_at = timezone.now() - timedelta(seconds=10)
     table.save(update_fields=["deadline_at"])
-    assert services.due_tables() == [(table.pk, 0)]
+    assert services.due_tables() == [(table.pk, table.version)]
     later = timezone.now() + timedelta(seconds=30)
     assert services.due_tables(now=later, reclaim=False) == []
-    assert services.due_tables(now=later, reclaim=True) == [(table.pk, 0)]
+    assert services.due_tables(now=later, reclaim=True) == [(table.pk, table.version)]
 
 
 def test_a_stopped_tables_partial_proof_verifies(lembar_room, make_user, tmp_path):
     table, host, _ = _start_two(lembar_room, make_user)
+    start = table.version
     engine = get_engine("lembar")
     for _ in range(3):
         _act(table, engine)
     services.table_stop(table_id=table.pk, reason="host", by=host)
     table.refresh_from_db()
     doc = selectors.proof_document(table=table)
-    assert doc["status"] == "stopped" and len(doc["moves"]) == table.state["move_count"] and table.version >= 3
+    assert doc["status"] == "stopped" and len(doc["moves"]) == table.state["move_count"] and table.version >= start + 3
     path = tmp_path / "proof.json"
     path.write_text(json.dumps(doc))
     verify = [sys.executable, str(ROOT / "tools" / "verify_proof.py"), str(path)]
@@ -328,20 +335,23 @@ def test_a_move_for_a_seat_checks_who_holds_it(lembar_room, make_user):
     seat = engine.to_act(table.state)[0]
     move = engine.legal_moves(table.state, seat)[0]
     holder, other = (a, b) if seat == 0 else (b, a)
+    start = table.version
     with pytest.raises(TableError) as exc:  # another user's socket cannot act for this seat
-        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0, user_id=other.pk)
+        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=start,
+                            user_id=other.pk)
     assert exc.value.code == "not_seated"
-    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=0,
-                               user_id=holder.pk) == 1
+    assert services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=start,
+                               user_id=holder.pk) == start + 1
 
 
 def test_the_move_log_lives_in_its_own_rows_and_the_proof_reassembles_it(lembar_room, make_user):
     table, a, b = _start_two(lembar_room, make_user)
+    start = table.version
     engine = get_engine("lembar")
     for _ in range(6):
         _act(table, engine)
     table.refresh_from_db()
-    assert table.state["moves"] == [] and table.version == 6
+    assert table.state["moves"] == [] and table.version == start + 6
     log = selectors.move_log(table=table)
     assert [m["seq"] for m in log] == list(range(1, table.state["move_count"] + 1))
     # Replaying the rows from the seed reaches the stored state exactly.
@@ -424,23 +434,25 @@ def test_closing_a_catch_window_is_a_step_but_not_a_move(lembar_room, make_user,
     from rooms.models import TableMove
 
     table, host = _lembar_table_with_seed(lembar_room, make_user, NATURAL_SEED)
+    v0 = table.version  # the version at the start (the sits and the start counted too)
     start = services.now_ms()
     for k, (seat, card) in enumerate([(0, "K2"), (1, "K3"), (0, "K9"), (1, "M9"),
                                       (0, "MR"), (0, "MD"), (0, "KD"), (0, "K4")]):
         assert services.table_play(table_id=table.pk, seat_number=seat, move={"type": "play", "card": card},
-                                   expected_version=k, at_ms=start + k) == k + 1
+                                   expected_version=v0 + k, at_ms=start + k) == v0 + k + 1
     table.refresh_from_db()
     assert table.state["windows"] == [{"seat": 0, "since": start + 7}]
     assert table.deadline_seat is None and table.deadline_at == services._ms_to_datetime(start + 7 + 3001)
     Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
-    assert services.table_fire_deadline(table_id=table.pk, expected_version=8)  # the window closes
+    assert services.table_fire_deadline(table_id=table.pk, expected_version=v0 + 8)  # the window closes
     table.refresh_from_db()
-    assert table.version == 9 and table.state["move_count"] == 8 and table.state["windows"] == []
+    assert table.version == v0 + 9 and table.state["move_count"] == 8 and table.state["windows"] == []
     assert TableMove.objects.filter(table=table).count() == 8
     closed = TableEvent.objects.get(table=table, kind="window_closed")
-    assert closed.version == 9 and closed.payload == {"type": "window_closed", "seat": 0}
-    # The next move is move 9 (version 10); its clock is never behind the close step's.
-    assert services.table_play(table_id=table.pk, seat_number=1, move={"type": "draw"}, expected_version=9) == 10
+    assert closed.version == v0 + 9 and closed.payload == {"type": "window_closed", "seat": 0}
+    # The next move is move 9 (the 10th step since the start); its clock is never behind the close step's.
+    assert services.table_play(table_id=table.pk, seat_number=1, move={"type": "draw"},
+                               expected_version=v0 + 9) == v0 + 10
     table.refresh_from_db()
     log = selectors.move_log(table=table)
     assert [m["seq"] for m in log] == list(range(1, 10)) and all(m["seat"] is not None for m in log)

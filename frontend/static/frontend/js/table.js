@@ -107,7 +107,8 @@ function requestResync() {
 }
 
 function onState(msg) {
-  if (frame && msg.version < frame.version && msg.status === frame.status && msg.id === undefined) return; // stale
+  // Versions only go up over a table's life (sits and the start included): a lower one is an old frame.
+  if (frame && msg.version < frame.version && msg.id === undefined) return;
   if (resyncTimer && frame && msg.version >= frame.version) { clearTimeout(resyncTimer); resyncTimer = null; }
   const prevStatus = frame?.status;
   frame = msg;
