@@ -18,6 +18,8 @@ class User(AbstractUser):
     bot_description = models.CharField(_("bot style description"), max_length=300, blank=True)
     # What a learning bot has learned (e.g. 31 opponents' bluffing); plain JSON, bots only.
     bot_memory = models.JSONField(default=dict, blank=True)
+    # The client address a player signed up from (the admin lists the accounts made from one address).
+    signup_address = models.GenericIPAddressField(_("sign-up address"), null=True, blank=True, db_index=True)
 
     class Meta:
         constraints = [

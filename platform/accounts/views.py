@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
+from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -12,58 +13,60 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts import selectors, services
-from accounts.forms import ProfileForm, SignUpForm
+from accounts.errors import AccountError
+from accounts.forms import ProfileForm, SignUpForm, ThrottledAuthenticationForm
+from accounts.http import client_address
 from accounts.models import User
-
-
-def client_address(request) -> str:
-    return request.META.get("REMOTE_ADDR") or "unknown"
 
 
 def signup(request):
     if request.method == "POST":
         form = SignUpForm(request.POST)
         if form.is_valid():
-            user = services.user_create(
-                username=form.cleaned_data["username"],
-                password=form.cleaned_data["password1"],
-                display_name=form.cleaned_data["display_name"],
-                preferred_language=form.cleaned_data["preferred_language"],
-            )
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            response = redirect(settings.LOGIN_REDIRECT_URL)
-            response.set_cookie(settings.LANGUAGE_COOKIE_NAME, user.preferred_language, samesite="Lax")
-            return response
+            try:
+                user = services.user_signup(
+                    username=form.cleaned_data["username"],
+                    password=form.cleaned_data["password1"],
+                    display_name=form.cleaned_data["display_name"],
+                    preferred_language=form.cleaned_data["preferred_language"],
+                    address=client_address(request),
+                )
+            except AccountError as exc:
+                if exc.code == "signup_throttled":
+                    response = render(request, "accounts/signup.html",
+                                      {"form": form, "throttled": True, "error_code": exc.code}, status=429)
+                    response["Retry-After"] = str(exc.retry_after)
+                    return response
+                # username_taken: a concurrent sign-up took the name after the form checked it
+                form.add_error("username", ValidationError(exc.message, code=exc.code))
+            else:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                response = redirect(settings.LOGIN_REDIRECT_URL)
+                response.set_cookie(settings.LANGUAGE_COOKIE_NAME, user.preferred_language, samesite="Lax")
+                return response
     else:
         form = SignUpForm()
     return render(request, "accounts/signup.html", {"form": form})
 
 
 class ThrottledLoginView(LoginView):
-    """Refuses further attempts (HTTP 429) after too many failures for a name or address."""
+    """Login with ``accounts.forms.LoginThrottleMixin``: an attempt that must still wait gets HTTP 429
+    with ``Retry-After`` (error code ``login_throttled``), the password unchecked."""
 
     template_name = "accounts/login.html"
+    authentication_form = ThrottledAuthenticationForm
     redirect_authenticated_user = True
 
-    def post(self, request, *args, **kwargs):
-        username = request.POST.get("username", "")
-        address = client_address(request)
-        if services.login_throttled(username=username, address=address):
-            form = self.get_form()
-            form.errors.clear()
-            return render(request, self.template_name,
-                          {"form": form, "throttled": True,
-                           "error_code": "login_throttled"}, status=429)
-        return super().post(request, *args, **kwargs)
-
     def form_invalid(self, form):
-        services.login_failed(username=self.request.POST.get("username", ""),
-                              address=client_address(self.request))
+        if form.is_throttled():
+            response = self.render_to_response(self.get_context_data(
+                form=form, throttled=True, error_code="login_throttled"), status=429)
+            response["Retry-After"] = str(form.retry_after)
+            return response
         return super().form_invalid(form)
 
     def form_valid(self, form):
         user = form.get_user()
-        services.login_succeeded(username=user.get_username(), address=client_address(self.request))
         response = super().form_valid(form)
         if settings.LANGUAGE_COOKIE_NAME not in self.request.COOKIES:
             response.set_cookie(settings.LANGUAGE_COOKIE_NAME, user.preferred_language, samesite="Lax")

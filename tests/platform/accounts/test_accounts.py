@@ -51,6 +51,7 @@ def test_login_is_throttled_after_repeated_failures(client, settings):
 
 def test_throttle_counts_per_address_too(client, settings):
     settings.LOGIN_THROTTLE_ATTEMPTS = 2
+    settings.LOGIN_THROTTLE_ADDRESS_ATTEMPTS = 2  # the address has its own (normally higher) bound
     for name in ("a1", "a2"):
         client.post(reverse("accounts:login"), {"username": name, "password": "x"})
     assert services.login_throttled(username="someone-else", address="127.0.0.1")
