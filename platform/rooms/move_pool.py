@@ -4,21 +4,16 @@ Each thread keeps its own database connection between moves, so a move costs its
 nothing else: no broker message, no worker hop, no connection health query. The one writer per table
 is still the table's row lock (``services.table_play``), whichever process or thread holds it.
 Bots and turn timers stay with the Celery workers.
-
-A move is refused (``account_inactive``) when its user's account has been deactivated: their sockets
-are closed when that commits (``accounts.receivers``), but the channel layer is lossy and a move may
-already be on its way, so the pool checks too, with one primary-key lookup before the move.
 """
 
 from __future__ import annotations
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache, partial
+from functools import partial
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connection, connections
+from django.db import InterfaceError, OperationalError, connection
 
 from rooms import broadcast, services
 from rooms.errors import TableError
@@ -36,37 +31,12 @@ def _pool() -> ThreadPoolExecutor:
     return _executor
 
 
-@cache
-def _active_sql() -> str:
-    user = get_user_model()
-    qn = connection.ops.quote_name
-    return (f"SELECT {qn(user._meta.get_field('is_active').column)} FROM {qn(user._meta.db_table)} "
-            f"WHERE {qn(user._meta.pk.column)} = %s")
-
-
-def account_active(user_id: int) -> bool:
-    """Whether the user's account is active: one primary-key lookup on this thread's connection (plain
-    SQL, no ORM query to compile). Not a prepared statement: psycopg answers a ROLLBACK with DEALLOCATE
-    ALL once its own cache holds one, which would throw away ``core.pg_pipeline``'s after every refused
-    move."""
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(_active_sql(), [user_id])
-        row = cursor.fetchone()
-    return row is not None and bool(row[0])
-
-
-def _play_active(*, user_id: int, **move) -> int:
-    if not account_active(user_id):
-        raise TableError("account_inactive", "This account has been deactivated.", status=403)
-    return services.table_play(user_id=user_id, **move)
-
-
 def play(*, table_id: int, seat_number: int, move: dict, expected_version: int, user_id: int) -> int:
-    """``services.table_play`` on this thread's kept connection, for an active account only
-    (``account_inactive`` otherwise); a connection that broke (a database restart, a terminated backend)
+    """``services.table_play`` on this thread's kept connection (which refuses an inactive account,
+    ``account_inactive``); a connection that broke (a database restart, a terminated backend)
     is replaced and the move tried once more, which is safe because the move is version-checked (a move
     that did commit is then refused as stale, never applied twice)."""
-    call = partial(_play_active, table_id=table_id, seat_number=seat_number, move=move,
+    call = partial(services.table_play, table_id=table_id, seat_number=seat_number, move=move,
                    expected_version=expected_version, user_id=user_id)
     try:
         return call()

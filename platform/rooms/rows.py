@@ -31,11 +31,15 @@ from rooms.models import Room, Table, TableEvent, TableMove
 
 
 @cache
-def _lock_sql(vendor: str, locks: bool, locks_of: bool) -> str:
+def _lock_sql(vendor: str, locks: bool, locks_of: bool, actor: bool = False) -> str:
+    """``actor``: one more column, whether the acting user's account is active (its id is the first
+    parameter), so the move path checks it in the same round trip as the lock."""
     qn = connection.ops.quote_name
     user = get_user_model()
     columns = ([f"t.{qn(f.column)}" for f in Table._meta.concrete_fields]
                + [f"r.{qn(f.column)}" for f in Room._meta.concrete_fields] + [f"u.{qn('username')}"])
+    if actor:
+        columns.append(f"(SELECT a.{qn('is_active')} FROM {qn(user._meta.db_table)} a WHERE a.{qn('id')} = %s)")
     lock = (" FOR UPDATE OF t" if locks_of else " FOR UPDATE") if locks else ""
     return (f"SELECT {', '.join(columns)} FROM {qn(Table._meta.db_table)} t "
             f"JOIN {qn(Room._meta.db_table)} r ON r.{qn('id')} = t.{qn('room_id')} "
@@ -118,22 +122,26 @@ def _attnames(model) -> list[str]:
     return [f.attname for f in model._meta.concrete_fields]
 
 
-def lock_table(table_id: int) -> Table | None:
+def lock_table(table_id: int, *, actor_id: int | None = None) -> Table | None:
     """The table with its room (and its host's username), row-locked: only the table's row, as
-    locking the room's would serialise every table of a room. None when there is no such table."""
+    locking the room's would serialise every table of a room. None when there is no such table.
+    With ``actor_id``, ``table.actor_active`` says whether that user's account is active (False for no
+    such user), read in the same statement."""
     db = _db()
     features = db.features
-    sql = _lock_sql(db.vendor, features.has_select_for_update, features.has_select_for_update_of)
+    actor = actor_id is not None
+    sql = _lock_sql(db.vendor, features.has_select_for_update, features.has_select_for_update_of, actor)
+    params = [actor_id, table_id] if actor else [table_id]
     if db.vendor == "postgresql" and pg_pipeline.available():
-        found = _round_trip(db, pg_pipeline.Command(sql, [table_id]))
+        found = _round_trip(db, pg_pipeline.Command(sql, params))
         row = found[0] if found else None
     elif db.vendor == "postgresql":
         with db.wrap_database_errors, _server_cursor(db) as cursor:
-            cursor.execute(sql, [table_id], prepare=True)
+            cursor.execute(sql, params, prepare=True)
             row = cursor.fetchone()
     else:
         with db.cursor() as cursor:
-            cursor.execute(sql, [table_id])
+            cursor.execute(sql, params)
             row = cursor.fetchone()
     if row is None:
         return None
@@ -142,7 +150,9 @@ def lock_table(table_id: int) -> Table | None:
     table.room = _instance(db, Room, list(row[table_width:table_width + room_width]))
     if table.host_id is not None:
         # Only the username is loaded; any other field of the host is fetched if ever read.
-        table.host = get_user_model().from_db(db.alias, ["id", "username"], [table.host_id, row[-1]])
+        host_name = row[table_width + room_width]
+        table.host = get_user_model().from_db(db.alias, ["id", "username"], [table.host_id, host_name])
+    table.actor_active = bool(row[-1]) if actor else None
     return table
 
 

@@ -45,9 +45,9 @@ def _ms_to_datetime(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
-def _lock(table_id: int) -> Table:
+def _lock(table_id: int, *, actor_id: int | None = None) -> Table:
     try:
-        table = rows.lock_table(int(table_id)) if not isinstance(table_id, bool) else None
+        table = rows.lock_table(int(table_id), actor_id=actor_id) if not isinstance(table_id, bool) else None
     except (ValueError, TypeError, OverflowError):
         table = None
     if table is None:
@@ -303,8 +303,12 @@ def table_play(*, table_id: int, seat_number: int, move: dict, expected_version:
     if isinstance(move, dict) and "auto" in move:
         raise TableError("malformed", "Automatic moves are the server's to make.")
     with transaction.atomic():
-        table = _lock(table_id)
+        # The acting user's account is read with the lock (one round trip): a ban takes effect on the
+        # next move even when the message closing their sockets was lost.
+        table = _lock(table_id, actor_id=user_id)
         current = table.version
+        if table.actor_active is False:
+            raise TableError("account_inactive", "This account has been deactivated.", status=403, version=current)
         if table.status != TableStatus.RUNNING:
             raise TableError("table_not_running", "This table is not running.", status=409, version=current)
         if expected_version != current:
