@@ -146,7 +146,7 @@ def post_transaction(*, key: str, legs: list[Leg], memo: str = "", kind: str = T
 
     existing = LedgerTransaction.objects.filter(key=key).first()
     if existing is not None:
-        return existing
+        return _same_posting(existing, deltas)
     with transaction.atomic():
         try:
             # Claiming the key first: a concurrent poster of the same key waits here on the
@@ -154,7 +154,7 @@ def post_transaction(*, key: str, legs: list[Leg], memo: str = "", kind: str = T
             with transaction.atomic():
                 tx = LedgerTransaction.objects.create(key=key, kind=kind, memo=memo[:200])
         except IntegrityError:
-            return LedgerTransaction.objects.get(key=key)
+            return _same_posting(LedgerTransaction.objects.get(key=key), deltas)
         locked = {a.pk: a for a in Account.objects.select_for_update().filter(pk__in=deltas).order_by("pk")}
         for pk, delta in sorted(deltas.items()):
             account = locked[pk]
@@ -171,6 +171,18 @@ def post_transaction(*, key: str, legs: list[Leg], memo: str = "", kind: str = T
                 Account.objects.filter(pk=pk).update(balance=F("balance") + delta)
         Entry.objects.bulk_create([Entry(transaction=tx, account_id=leg.account.pk, amount=leg.amount)
                                    for leg in legs])
+    return tx
+
+
+def _same_posting(tx: LedgerTransaction, deltas: dict[int, int]) -> LedgerTransaction:
+    """A repeated key is a retry of the same posting: the first one stands. The same key with other
+    legs is a caller's mistake that would otherwise lose the second posting without a word."""
+    posted: dict[int, int] = defaultdict(int)
+    for account_id, amount in tx.entries.values_list("account_id", "amount"):
+        posted[account_id] += amount
+    if {pk: d for pk, d in posted.items() if d} != {pk: d for pk, d in deltas.items() if d}:
+        raise WalletError("key_reused", f"The key {tx.key!r} was already used for a different posting.",
+                          status=409)
     return tx
 
 
@@ -198,7 +210,12 @@ WELCOME_FIELDS = {Currency.CHIP: "welcome_chip", Currency.MUTIARA: "welcome_muti
 
 
 def grant_welcome(*, user) -> LedgerTransaction | None:
-    """The welcome grant from issuance, once per user (admin-configured amounts)."""
+    """The welcome grant from issuance, once per user (admin-configured amounts: a repeat after the
+    amounts changed returns the first grant, it does not post the difference)."""
+    key = f"user:{user.pk}:welcome"
+    granted = LedgerTransaction.objects.filter(key=key).first()
+    if granted is not None:
+        return granted
     conf = WalletSettings.load()
     legs: list[Leg] = []
     for currency, field in WELCOME_FIELDS.items():
@@ -209,7 +226,7 @@ def grant_welcome(*, user) -> LedgerTransaction | None:
         wallet(user=user, currency=currency)  # every player has all three wallets, even at 0
     if not legs:
         return None
-    return post_transaction(key=f"user:{user.pk}:welcome", legs=legs, memo="Welcome grant", kind=TxKind.WELCOME)
+    return post_transaction(key=key, legs=legs, memo="Welcome grant", kind=TxKind.WELCOME)
 
 
 def fund_bot(*, user, currency: str, needed: int, key: str) -> LedgerTransaction | None:

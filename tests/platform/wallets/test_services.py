@@ -37,6 +37,10 @@ def test_welcome_grant_is_admin_configurable_and_once(make_user):
     assert [b["amount"] for b in selectors.balances(user=user)] == [250, 0, 7]
     services.grant_welcome(user=user)  # a repeat (e.g. a retried signal) posts nothing new
     assert services.balance_of(user=user, currency="CHP") == 250
+    conf.welcome_chip = 999
+    conf.save()
+    services.grant_welcome(user=user)  # ... even after the amounts changed
+    assert services.balance_of(user=user, currency="CHP") == 250
 
 
 def test_bots_get_the_welcome_grant_too(make_bot):
@@ -48,9 +52,13 @@ def test_transfer_moves_and_repeated_key_returns_the_first_posting(make_user):
     a, b = make_user(), make_user()
     src, dst = services.wallet(user=a, currency="KEL"), services.wallet(user=b, currency="KEL")
     first = services.transfer(key="t:1", source=src, target=dst, amount=30)
-    again = services.transfer(key="t:1", source=src, target=dst, amount=30)
-    other = services.post_transaction(key="t:1", legs=[Leg(src, -99), Leg(dst, 99)])
-    assert first.pk == again.pk == other.pk
+    again = services.post_transaction(key="t:1", legs=[Leg(dst, 30), Leg(src, -30)])  # same legs, any order
+    assert first.pk == again.pk
+    # The same key with other legs is a mistake, not a retry: refused, nothing posted (it was silent).
+    for legs in ([Leg(src, -99), Leg(dst, 99)], [Leg(dst, -30), Leg(src, 30)]):
+        with pytest.raises(WalletError) as exc:
+            services.post_transaction(key="t:1", legs=legs)
+        assert (exc.value.code, exc.value.status) == ("key_reused", 409)
     assert services.balance_of(user=a, currency="KEL") == 70
     assert services.balance_of(user=b, currency="KEL") == 130
     assert ledger_problems() == []
