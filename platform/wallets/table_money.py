@@ -211,14 +211,19 @@ def _settle_cherki(table, terms: TableTerms, result: dict) -> None:
         raise WalletError("bad_result", f"Cherki deltas of table {table.pk} do not sum to zero.")
     legs: list[Leg] = []
     shortfall = 0
-    for number, points in enumerate(deltas):
-        amount = services.check_amount(abs(points), what="Cherki points") * terms.stake
-        if not amount:
-            continue
-        account = services.wallet(user=seats[number].user, currency=Currency.CHIP)
-        if points < 0:
-            account.refresh_from_db(fields=["balance"])
-            paid = min(amount, max(account.balance, 0))
+    owed = {number: services.check_amount(abs(points), what="Cherki points") * terms.stake
+            for number, points in enumerate(deltas)}
+    accounts = {number: services.wallet(user=seats[number].user, currency=Currency.CHIP)
+                for number, amount in owed.items() if amount}
+    # Every account of the posting locked now, in id order as post_transaction locks them: a loser's
+    # balance is read under its lock, so what it can pay cannot shrink before the posting (which would
+    # then refuse it and leave the game unable to finish).
+    balances = dict(Account.objects.select_for_update().filter(pk__in=[a.pk for a in accounts.values()])
+                    .order_by("pk").values_list("pk", "balance"))
+    for number, account in accounts.items():
+        amount = owed[number]
+        if deltas[number] < 0:
+            paid = min(amount, max(balances[account.pk], 0))
             shortfall += amount - paid  # a loser who cannot pay in full: the platform covers the rest
             if paid:
                 legs.append(Leg(account, -paid))

@@ -432,3 +432,53 @@ def test_31_sit_needs_the_ante(make_room, make_user, make_bot):
     assert err.value.code == "insufficient_funds"
     rooms.table_sit(table_id=table.pk, user=bot)
     assert bal(bot, "CHP") == 25
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cherki_settlement_reads_a_losers_balance_under_its_lock(make_room, make_user):
+    """Issue 23 #10 (PostgreSQL, threads): a loser's Chip is spent elsewhere while the game settles.
+    The settlement waits for that posting and then takes what is left; reading the balance before
+    locking made the posting refuse (insufficient_funds) and the game could not finish."""
+    import threading
+    import time
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks: PostgreSQL")
+    room = make_room("cherki", stake_kind="per_point", currency="CHP", stake=10)
+    users = [make_user() for _ in range(3)]
+    table = seated(room, users)
+    loser = services.wallet(user=users[0], currency="CHP")
+    holding, errors = threading.Event(), []
+
+    def spend_elsewhere() -> None:
+        try:
+            with transaction.atomic():
+                Account.objects.select_for_update().get(pk=loser.pk)
+                holding.set()
+                time.sleep(0.5)  # the settlement starts meanwhile
+                services.transfer(key="spend", source=loser, target=services.revenue(currency="CHP"), amount=900)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    def settle() -> None:
+        try:
+            holding.wait(5)
+            finish_with(table, {"ranks": [2, 2, 1], "winners": [2], "winner": 2, "settled": True, "points": 25,
+                                "deltas": [-25, -25, 50]})
+        except Exception as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=spend_elsewhere), threading.Thread(target=settle)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert errors == []
+    assert [bal(u, "CHP") for u in users] == [0, 750, 1500]  # 100 left was paid, the platform covered 150
+    assert ledger_problems() == []
