@@ -32,8 +32,8 @@ def test_room_validation_refuses_bad_settings(kw, field):
 
 @pytest.mark.django_db
 def test_demo_data_loads_the_seeds_rooms_idempotently():
-    call_command("seed_demo")
-    call_command("seed_demo")
+    call_command("seed_demo", allow_production=True)
+    call_command("seed_demo", allow_production=True)
     antes = {r.name: r.stake for r in Room.objects.filter(game="otuzbir")}
     assert antes == {"AI Arena": 1, "Kahvehane": 1, "Salon": 5, "Casino": 10, "Özel Ada": 25}
     assert {r.game for r in Room.objects.all()} == {"lembar", "baloot", "cherki", "otuzbir"}

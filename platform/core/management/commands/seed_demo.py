@@ -6,8 +6,10 @@ Idempotent: running it again updates the same rows.
 from __future__ import annotations
 
 import os
+import secrets
 
-from django.core.management.base import BaseCommand
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from accounts.models import User
@@ -56,14 +58,19 @@ BOTS = [
     ("bot-kemal", "Kemal", "tricky", "Hard to read: varies its bets and its pace."),
 ]
 
-DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "demo-pass-2026")
-STAFF_PASSWORD = os.environ.get("STAFF_PASSWORD", "staff-pass-2026")
-
-
 class Command(BaseCommand):
-    help = "Load demo rooms, bots, a demo player and a staff user (idempotent)."
+    help = ("Load demo rooms, bots, a demo player and a staff user (idempotent). Passwords come from "
+            "DEMO_PASSWORD / STAFF_PASSWORD or are generated and printed once. Refuses to run with DEBUG "
+            "off unless --allow-production: it creates a superuser.")
 
-    def handle(self, *args, **kw):
+    def add_arguments(self, parser):
+        parser.add_argument("--allow-production", action="store_true",
+                            help="run although DEBUG is off (a superuser is created)")
+
+    def handle(self, *args, allow_production: bool = False, **kw):
+        if not settings.DEBUG and not allow_production:
+            raise CommandError("seed_demo creates a superuser: with DEBUG off, pass --allow-production if you mean it.")
+        created: dict[str, str] = {}
         with transaction.atomic():
             for position, spec in enumerate(ROOMS):
                 spec = dict(spec)
@@ -74,11 +81,16 @@ class Command(BaseCommand):
             for username, name, style, description in BOTS:
                 bot_create(username=username, display_name=name, style=style, description=description)
             if not User.objects.filter(username="demo").exists():
-                user_create(username="demo", password=DEMO_PASSWORD, display_name="Demo Player")
+                created["demo"] = os.environ.get("DEMO_PASSWORD") or secrets.token_urlsafe(12)
+                user_create(username="demo", password=created["demo"], display_name="Demo Player")
             if not User.objects.filter(username="staff").exists():
-                staff = user_create(username="staff", password=STAFF_PASSWORD, display_name="Staff")
+                created["staff"] = os.environ.get("STAFF_PASSWORD") or secrets.token_urlsafe(12)
+                staff = user_create(username="staff", password=created["staff"], display_name="Staff")
                 staff.is_staff = staff.is_superuser = True
                 staff.save(update_fields=["is_staff", "is_superuser"])
         self.stdout.write(f"{Room.objects.count()} rooms, {User.objects.filter(is_bot=True).count()} bots")
-        self.stdout.write(f"demo player: demo / {DEMO_PASSWORD}")
-        self.stdout.write(f"staff user:  staff / {STAFF_PASSWORD}")
+        for username, role in (("demo", "demo player"), ("staff", "staff user ")):
+            # A password is shown once, when the account is made; it is stored only as a hash.
+            shown = created.get(username, "(set when it was created; change it in the admin)")
+            self.stdout.write(f"{role}: {username} / {shown}")
+        self.stdout.write(f"admin: /{settings.ADMIN_PATH}")
