@@ -30,6 +30,10 @@ def pytest_configure(config):
         return
     # Tests talk plain HTTP to the test client; the deploy settings are checked separately.
     settings.SECURE_SSL_REDIRECT = False
+    # Test players play at once with their whole welcome grant (platform subprocesses inherit it); the
+    # delayed real-value grant has its own tests (tests/platform/wallets/test_welcome.py).
+    settings.WELCOME_REAL_VALUE_DELAY_H = 0
+    os.environ["WELCOME_REAL_VALUE_DELAY_H"] = "0"
     if embedded_redis:
         config._cardroom_started_redis = embedded.running_pid() is None
         embedded.start()

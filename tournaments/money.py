@@ -46,6 +46,7 @@ def pay_entry(*, tournament, entry) -> None:
     user = entry.user
     n = entry.registrations
     with _ledger():
+        services.release_welcome_if_due(user=user)
         if user.is_bot:
             services.fund_bot(user=user, currency=tournament.currency, needed=fee,
                               key=f"tournament:{tournament.pk}:botfund:{user.pk}:{n}")

@@ -251,6 +251,9 @@ LOGGING = {
 }
 
 # Bots wait a short, human-like moment before acting (milliseconds, low and high).
+# The Mutiara and Kelereng of a new account's welcome grant come after its first finished game or
+# this many hours, whichever is first (Chip comes at once): docs/economy.md. 0: all at once.
+WELCOME_REAL_VALUE_DELAY_H = env.float("WELCOME_REAL_VALUE_DELAY_H", default=24.0)
 BOT_DELAY_MS = tuple(env.list("BOT_DELAY_MS", cast=int, default=[600, 1500]))
 # A bot turn not played this long after it came up (its task lost with a killed worker) is played by
 # the timer, as the bot's own move, not as an automatic one (rooms.services._set_deadline).

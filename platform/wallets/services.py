@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -209,24 +210,67 @@ WELCOME_FIELDS = {Currency.CHIP: "welcome_chip", Currency.MUTIARA: "welcome_muti
                   Currency.KELERENG: "welcome_kelereng"}
 
 
+REAL_VALUE = (Currency.MUTIARA, Currency.KELERENG)  # welcome currencies an account earns, not gets
+
+
+def _welcome_legs(currencies, user) -> list[Leg]:
+    conf = WalletSettings.load()
+    legs: list[Leg] = []
+    for currency in currencies:
+        amount = check_amount(getattr(conf, WELCOME_FIELDS[currency]))
+        if amount:
+            legs += [Leg(issuance(currency=currency), -amount), Leg(wallet(user=user, currency=currency), amount)]
+    return legs
+
+
 def grant_welcome(*, user) -> LedgerTransaction | None:
     """The welcome grant from issuance, once per user (admin-configured amounts: a repeat after the
-    amounts changed returns the first grant, it does not post the difference)."""
+    amounts changed returns the first grant, it does not post the difference). Chip comes at once; the
+    real-value currencies (Mutiara, Kelereng) come with it only for bots and when
+    ``WELCOME_REAL_VALUE_DELAY_H`` is 0, otherwise later (``grant_welcome_real``), so accounts made by
+    the dozen cannot feed their welcome Kelereng into a pot another account wins (economy.md)."""
+    from django.conf import settings
+
     key = f"user:{user.pk}:welcome"
     granted = LedgerTransaction.objects.filter(key=key).first()
     if granted is not None:
         return granted
-    conf = WalletSettings.load()
-    legs: list[Leg] = []
-    for currency, field in WELCOME_FIELDS.items():
-        amount = check_amount(getattr(conf, field))
-        if amount:
-            legs += [Leg(issuance(currency=currency), -amount), Leg(wallet(user=user, currency=currency), amount)]
+    at_once = user.is_bot or settings.WELCOME_REAL_VALUE_DELAY_H <= 0
+    legs = _welcome_legs(WELCOME_FIELDS if at_once else [Currency.CHIP], user)
     for currency in Currency.values:
         wallet(user=user, currency=currency)  # every player has all three wallets, even at 0
     if not legs:
         return None
     return post_transaction(key=key, legs=legs, memo="Welcome grant", kind=TxKind.WELCOME)
+
+
+def grant_welcome_real(*, user) -> LedgerTransaction | None:
+    """The Mutiara and Kelereng of the welcome grant, once: after the account's first finished game
+    (``table_money.on_finish``) or once the delay has passed (``release_welcome_if_due``). Nothing
+    when they already came with the first grant."""
+    key = f"user:{user.pk}:welcome:real"
+    granted = LedgerTransaction.objects.filter(key=key).first()
+    if granted is not None:
+        return granted
+    if Entry.objects.filter(transaction__key=f"user:{user.pk}:welcome", account__kind=AccountKind.PLAYER,
+                            account__currency__in=REAL_VALUE).exists():
+        return None
+    legs = _welcome_legs(REAL_VALUE, user)
+    if not legs:
+        return None
+    return post_transaction(key=key, legs=legs, memo="Welcome grant (Mutiara and Kelereng)", kind=TxKind.WELCOME)
+
+
+def release_welcome_if_due(*, user) -> None:
+    """Grant the real-value welcome if the account is old enough (checked where money is first needed:
+    a sit, a tournament entry)."""
+    from django.conf import settings
+    from django.utils import timezone
+
+    if user.is_bot or getattr(user, "date_joined", None) is None:
+        return
+    if timezone.now() - user.date_joined >= timedelta(hours=settings.WELCOME_REAL_VALUE_DELAY_H):
+        grant_welcome_real(user=user)
 
 
 def fund_bot(*, user, currency: str, needed: int, key: str) -> LedgerTransaction | None:

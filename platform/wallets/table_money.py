@@ -84,6 +84,7 @@ def on_sit(*, table, seat) -> None:
         return
     currency = terms.currency
     needed = terms.stake * (CHERKI_MIN_POINTS if terms.stake_kind == PER_POINT else 1)
+    services.release_welcome_if_due(user=user)
     if user.is_bot:
         services.fund_bot(user=user, currency=currency, needed=needed, key=f"table:{table.pk}:botfund:seat{seat.pk}")
     if terms.stake_kind == POT:
@@ -237,6 +238,9 @@ def _settle_cherki(table, terms: TableTerms, result: dict) -> None:
 
 
 def on_finish(*, table, result: dict) -> None:
+    # A human's first finished game earns the real-value part of their welcome grant (economy.md).
+    for seat in table.seats.select_related("user").filter(user__is_bot=False):
+        services.grant_welcome_real(user=seat.user)
     terms = terms_for(table)
     if terms.stake_kind == POT:
         _settle_pot(table, terms, result)
