@@ -142,14 +142,52 @@ class TableStopView(APIView):
         return Response(TableSummarySerializer(table).data)
 
 
+class SeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = serializers.CharField()
+    username = serializers.CharField()
+    bot = serializers.BooleanField()
+    style = serializers.CharField()
+    status = serializers.CharField()
+    timeouts = serializers.IntegerField()
+
+
+class FrameSerializer(serializers.Serializer):
+    """The `state` frame (docs/protocol.md, "Server → client"): the same over REST and the socket."""
+
+    type = serializers.CharField(help_text='"state"')
+    table = serializers.IntegerField()
+    game = serializers.CharField()
+    status = serializers.CharField(help_text="open, running, finished or stopped")
+    version = serializers.IntegerField(help_text="the table's change counter: send it back with a move")
+    seat = serializers.IntegerField(allow_null=True, help_text="yours; null for a spectator")
+    seats = SeatSerializer(many=True)
+    seat_count = serializers.IntegerField()
+    commitment = serializers.CharField(help_text="SHA-256 of the raw seed bytes, hex")
+    deadline = serializers.DateTimeField(allow_null=True)
+    deadline_seat = serializers.IntegerField(allow_null=True)
+    server_time = serializers.DateTimeField()
+    host = serializers.CharField(allow_null=True)
+    view = serializers.JSONField(allow_null=True, help_text="the engine's view for your seat: docs/rules/<game>.md")
+    legal = serializers.ListField(child=serializers.JSONField(), help_text="your legal moves now")
+    result = serializers.JSONField(required=False, help_text="once ended")
+    stop_reason = serializers.CharField(required=False, allow_null=True, help_text="once ended")
+
+
+class EventSerializer(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="the event number (what ?after= counts), not a version")
+    kind = serializers.CharField(help_text="the engine event's type, or a lifecycle kind (opened, sat, timer, ...)")
+    version = serializers.IntegerField(help_text="the table version the event belongs to")
+    at = serializers.DateTimeField()
+    payload = serializers.JSONField()
+
+
 class TableView(APIView):
     """The caller's own frame (their seat's view, or the spectator view)."""
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=inline_serializer("Frame", {"type": serializers.CharField(),
-                                                         "version": serializers.IntegerField(),
-                                                         "view": serializers.JSONField()}))
+    @extend_schema(responses=FrameSerializer)
     def get(self, request, pk: int):
         table = _table(pk, request)
         seat = selectors.seat_of(table=table, user=request.user)
@@ -159,10 +197,8 @@ class TableView(APIView):
 class TableEventsView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(parameters=[OpenApiParameter("after", int, description="events after this seq")],
-                   responses=inline_serializer("Event", {"seq": serializers.IntegerField(),
-                                                         "kind": serializers.CharField(),
-                                                         "payload": serializers.JSONField()}, many=True))
+    @extend_schema(parameters=[OpenApiParameter("after", int, description="events after this event number (seq)")],
+                   responses=EventSerializer(many=True))
     def get(self, request, pk: int):
         try:
             after = max(0, int(request.query_params.get("after", 0)))

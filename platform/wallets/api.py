@@ -49,8 +49,9 @@ class WalletView(APIView):
 
 class WalletHistoryView(APIView):
     permission_classes = [IsAuthenticated]
+    pagination_class = HistoryPagination  # the schema shows the page (count, next, previous, results)
 
-    @extend_schema(responses=HistoryEntrySerializer(many=True))
+    @extend_schema(responses=HistoryEntrySerializer(many=True))  # paged: the pagination class wraps it
     def get(self, request):
         paginator = HistoryPagination()
         page = paginator.paginate_queryset(selectors.history(user=request.user), request, view=self)

@@ -45,3 +45,22 @@ def test_an_unknown_room_is_a_404_with_code_and_message(api, method, path):
     response = getattr(api, method)(path, {}, format="json")
     assert response.status_code == 404
     assert response.json() == {"code": "not_found", "message": "There is nothing at this address."}
+
+
+def test_the_schema_lists_every_field_a_frame_and_an_event_carry(api):
+    """docs/protocol.md and /api/schema/ describe the same frame and event the API returns."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]
+    user = user_create(username="framer", password="pass-word-123")
+    table = _open_table()
+    services.table_sit(table_id=table.pk, user=user)
+    api.force_authenticate(user)
+    frame = api.get(f"/api/tables/{table.pk}/").json()
+    assert set(frame) <= set(schema["Frame"]["properties"])
+    assert set(schema["Frame"]["required"]) <= set(frame)
+    events = api.get(f"/api/tables/{table.pk}/events/?after=0").json()
+    assert events and all(set(e) == set(schema["Event"]["properties"]) for e in events)
+    assert set(schema["PaginatedHistoryEntryList"]["properties"]) == {"count", "next", "previous", "results"}
+    page = api.get("/api/wallet/history/").json()
+    assert set(page) == {"count", "next", "previous", "results"}
