@@ -109,7 +109,9 @@ class CollectorBot(Bot):
     @staticmethod
     def _best_discard(hand: list[str], forbidden: str | None, live: dict[str, int]) -> tuple[str, float]:
         best_card, best_cost = "", INF
-        for card in sorted(set(hand), key=points_of):  # ties: throw the low card, keep the points
+        # Ties: throw the low card, keep the points; equal points by code, never by set order (which
+        # follows PYTHONHASHSEED, so the same seeded game differed between processes).
+        for card in sorted(set(hand), key=lambda c: (points_of(c), c)):
             if card == forbidden:
                 continue
             kept = list(hand)
