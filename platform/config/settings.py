@@ -174,7 +174,7 @@ SESSION_ENGINE = "django.contrib.sessions.backends.db"
 # design, like any layer; every frame carries the version and clients resync on a gap.
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "BACKEND": "core.channel_layer.RedisPubSubChannelLayer",  # one retry after a Redis restart
         "CONFIG": {"hosts": [REDIS_URL]},
     }
 }
