@@ -11,17 +11,12 @@ from rest_framework.views import APIView
 
 from core.api import ApiError, ErrorSerializer, StrictIntegerField
 from matchmaking import selectors, services
-from matchmaking.errors import QueueError
 from rooms.models import Game, Room
 
 QueueFrame = inline_serializer("QueueFrame", {"type": serializers.CharField(), "status": serializers.CharField(),
                                               "room": serializers.CharField(required=False),
                                               "position": serializers.IntegerField(required=False),
                                               "estimated_wait": serializers.IntegerField(required=False)})
-
-
-def _raise(exc: QueueError):
-    raise ApiError(exc.code, exc.message, status=exc.status)
 
 
 def _room(slug) -> Room:
@@ -46,18 +41,12 @@ class QueueView(APIView):
     def post(self, request):
         body = JoinSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            entry = services.queue_join(room=_room(body.validated_data["room"]), user=request.user)
-        except QueueError as exc:
-            _raise(exc)
+        entry = services.queue_join(room=_room(body.validated_data["room"]), user=request.user)
         return Response(selectors.queue_frame(entry=entry), status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: QueueFrame, 409: ErrorSerializer})
     def delete(self, request):
-        try:
-            entry = services.queue_leave(user=request.user)
-        except QueueError as exc:
-            _raise(exc)
+        entry = services.queue_leave(user=request.user)
         return Response(selectors.queue_frame(entry=entry))
 
 
@@ -66,10 +55,7 @@ class RematchView(APIView):
 
     @extend_schema(request=None, responses={201: QueueFrame, 409: ErrorSerializer})
     def post(self, request, pk: int):
-        try:
-            entries = services.rematch(table_id=pk, user=request.user)
-        except QueueError as exc:
-            _raise(exc)
+        entries = services.rematch(table_id=pk, user=request.user)
         mine = next((e for e in entries if e.user_id == request.user.pk), None)
         frame = selectors.queue_frame(entry=mine)
         frame["players"] = [e.user.public_name for e in entries]
@@ -94,11 +80,8 @@ class PrivateOpenView(APIView):
     def post(self, request):
         body = PrivateOpenSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            table = services.private_open(room=_room(body.validated_data["room"]), host=request.user,
-                                          seat_count=body.validated_data.get("seats"))
-        except QueueError as exc:
-            _raise(exc)
+        table = services.private_open(room=_room(body.validated_data["room"]), host=request.user,
+                                      seat_count=body.validated_data.get("seats"))
         return Response(_private_body(request, table), status=status.HTTP_201_CREATED)
 
 
@@ -113,10 +96,7 @@ class PrivateJoinView(APIView):
     def post(self, request):
         body = InviteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            seat = services.private_join(code=body.validated_data["code"], user=request.user)
-        except QueueError as exc:
-            _raise(exc)
+        seat = services.private_join(code=body.validated_data["code"], user=request.user)
         return Response({"table": seat.table_id, "seat": seat.number})
 
 
@@ -131,10 +111,7 @@ class PrivateBotView(APIView):
     def post(self, request, pk: int):
         body = BotSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            seat = services.private_add_bot(table_id=pk, by=request.user, style=body.validated_data.get("style"))
-        except QueueError as exc:
-            _raise(exc)
+        seat = services.private_add_bot(table_id=pk, by=request.user, style=body.validated_data.get("style"))
         return Response({"table": pk, "seat": seat.number, "player": seat.user.public_name,
                          "style": seat.user.bot_style, "description": seat.user.bot_description})
 
@@ -144,10 +121,7 @@ class PrivateStartView(APIView):
 
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 403: ErrorSerializer})
     def post(self, request, pk: int):
-        try:
-            table = services.private_start(table_id=pk, by=request.user)
-        except QueueError as exc:
-            _raise(exc)
+        table = services.private_start(table_id=pk, by=request.user)
         return Response({"table": table.pk, "status": table.status})
 
 
@@ -156,10 +130,7 @@ class PrivateStopView(APIView):
 
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 403: ErrorSerializer})
     def post(self, request, pk: int):
-        try:
-            table = services.private_stop(table_id=pk, by=request.user)
-        except QueueError as exc:
-            _raise(exc)
+        table = services.private_stop(table_id=pk, by=request.user)
         return Response({"table": table.pk, "status": table.status, "stop_reason": table.stop_reason})
 
 

@@ -10,7 +10,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api import ApiError
-from core.errors import ServiceError
 from tournaments import selectors, services
 from tournaments.models import Tournament
 
@@ -21,11 +20,6 @@ class TournamentSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "game", "status", "registration_opens_at", "starts_at", "currency", "entry_fee",
                   "rake_bps", "starting_stack", "ante_schedule", "seats_per_table", "min_entrants", "max_entrants",
                   "round", "entrants", "pool"]
-
-
-def _raise(exc: ServiceError):
-    """Every service error (tournament or wallet) becomes ``{code, message}`` with its own status."""
-    raise ApiError(exc.code, exc.message, status=exc.status)
 
 
 def _pk(pk: int) -> int:
@@ -67,10 +61,7 @@ class TournamentRegisterView(APIView):
             partner = get_user_model().objects.filter(username=body.validated_data["partner"]).first()
             if partner is None:
                 raise ApiError("no_such_partner", "Your partner is not registered.", status=409)
-        try:
-            entry = services.register(tournament_id=_pk(pk), user=request.user, partner=partner)
-        except ServiceError as exc:  # TournamentError, or a WalletError that was not wrapped
-            _raise(exc)
+        entry = services.register(tournament_id=_pk(pk), user=request.user, partner=partner)
         return Response({"entry": entry.pk, "status": entry.status}, status=201)
 
 
@@ -79,8 +70,5 @@ class TournamentUnregisterView(APIView):
 
     @extend_schema(request=None, responses=inline_serializer("Unregistered", {"status": serializers.CharField()}))
     def post(self, request, pk: int):
-        try:
-            entry = services.unregister(tournament_id=_pk(pk), user=request.user)
-        except ServiceError as exc:
-            _raise(exc)
+        entry = services.unregister(tournament_id=_pk(pk), user=request.user)
         return Response({"entry": entry.pk, "status": entry.status})

@@ -8,6 +8,8 @@ from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from core.errors import ServiceError
+
 
 class ErrorSerializer(serializers.Serializer):
     """The body of every REST error (for the OpenAPI schema)."""
@@ -61,9 +63,12 @@ def _message_for(exc: exceptions.APIException) -> str:
 
 
 def exception_handler(exc, context):
-    # Django's own 404 and 403 (get_object_or_404, PermissionDenied) get the same {code, message}
-    # body as every other error; the code matches the site's JSON 404 (core.views.not_found).
-    if isinstance(exc, Http404):
+    # The one mapping from a service's refusal to HTTP: its code, message and status (views need no
+    # try/except of their own). Django's own 404 and 403 (get_object_or_404, PermissionDenied) get
+    # the same {code, message} body; the code matches the site's JSON 404 (core.views.not_found).
+    if isinstance(exc, ServiceError):
+        exc = ApiError(exc.code, exc.message, status=exc.status)
+    elif isinstance(exc, Http404):
         exc = ApiError("not_found", "There is nothing at this address.", status=404)
     elif isinstance(exc, PermissionDenied):
         exc = ApiError("permission_denied", "You may not do that.", status=403)

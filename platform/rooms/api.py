@@ -12,7 +12,6 @@ from rest_framework.views import APIView
 
 from core.api import ApiError, ErrorSerializer, StrictIntegerField
 from rooms import selectors, services
-from rooms.errors import TableError
 from rooms.models import Room, StopReason, Table, TableStatus
 
 
@@ -33,10 +32,6 @@ class TableSummarySerializer(serializers.ModelSerializer):
         model = Table
         fields = ["id", "room", "game", "status", "seat_count", "commitment", "committed_at", "version",
                   "is_private", "created_at", "started_at", "ended_at", "stop_reason"]
-
-
-def _raise(exc: TableError):
-    raise ApiError(exc.code, exc.message, status=exc.status)
 
 
 def _table(pk: int, request=None) -> Table:
@@ -76,11 +71,8 @@ class RoomTablesView(APIView):
         room = get_object_or_404(Room, slug=slug)
         body = OpenTableSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            table = services.table_open(room=room, host=request.user, private=body.validated_data["private"],
-                                        seat_count=body.validated_data.get("seats"))
-        except TableError as exc:
-            _raise(exc)
+        table = services.table_open(room=room, host=request.user, private=body.validated_data["private"],
+                                    seat_count=body.validated_data.get("seats"))
         return Response(TableSummarySerializer(table).data, status=status.HTTP_201_CREATED)
 
 
@@ -97,11 +89,8 @@ class TableSitView(APIView):
     def post(self, request, pk: int):
         body = SitSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            seat = services.table_sit(table_id=pk, user=request.user, seat_number=body.validated_data.get("seat"),
-                                      invite_code=body.validated_data.get("invite"))
-        except TableError as exc:
-            _raise(exc)
+        seat = services.table_sit(table_id=pk, user=request.user, seat_number=body.validated_data.get("seat"),
+                                  invite_code=body.validated_data.get("invite"))
         return Response({"seat": seat.number})
 
 
@@ -110,10 +99,7 @@ class TableLeaveView(APIView):
 
     @extend_schema(request=None, responses={204: None, 409: ErrorSerializer})
     def post(self, request, pk: int):
-        try:
-            services.table_stand(table_id=pk, user=request.user)
-        except TableError as exc:
-            _raise(exc)
+        services.table_stand(table_id=pk, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -122,10 +108,7 @@ class TableStartView(APIView):
 
     @extend_schema(request=None, responses={200: TableSummarySerializer, 409: ErrorSerializer})
     def post(self, request, pk: int):
-        try:
-            table = services.table_start(table_id=pk, by=request.user)
-        except TableError as exc:
-            _raise(exc)
+        table = services.table_start(table_id=pk, by=request.user)
         return Response(TableSummarySerializer(table).data)
 
 
@@ -135,10 +118,7 @@ class TableStopView(APIView):
     @extend_schema(request=None, responses={200: TableSummarySerializer, 403: ErrorSerializer})
     def post(self, request, pk: int):
         reason = StopReason.STAFF if request.user.is_staff and _table(pk).host_id != request.user.pk else StopReason.HOST
-        try:
-            table = services.table_stop(table_id=pk, reason=reason, by=request.user)
-        except TableError as exc:
-            _raise(exc)
+        table = services.table_stop(table_id=pk, reason=reason, by=request.user)
         return Response(TableSummarySerializer(table).data)
 
 
