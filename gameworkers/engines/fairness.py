@@ -31,11 +31,41 @@ def draw(seed: bytes, message: str, m: int) -> int:
     return int.from_bytes(digest, "big") % m
 
 
-def shuffle(seed: bytes, round_: int, purpose: str, initial: list[str]) -> list[str]:
-    """Fisher-Yates from the published initial order; index 0 is the top of the stock."""
+def shuffle_reference(seed: bytes, round_: int, purpose: str, initial: list[str]) -> list[str]:
+    """Fisher-Yates from the published initial order; index 0 is the top of the stock. The rule as
+    fairness.md states it (and tools/verify_proof.py implements it); ``shuffle`` is the same, faster."""
     cards = list(initial)
     for i in range(len(cards) - 1, 0, -1):
         j = draw(seed, f"{round_}:{purpose}:{i}", i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+_INDEX_BYTES = tuple(str(i).encode() for i in range(512))
+
+
+def shuffle(seed: bytes, round_: int, purpose: str, initial: list[str]) -> list[str]:
+    """``shuffle_reference`` with HMAC's key pads and the message prefix hashed once per shuffle instead
+    of once per card (the same result, ~2x faster; shuffling was half the cost of a random 31 hand).
+
+    HMAC-SHA256(K, m) = H((K ^ opad) || H((K ^ ipad) || m)) for a 32-byte key zero-padded to 64; the
+    tests check equality with ``shuffle_reference`` for every deck."""
+    if len(seed) > 64 or len(initial) > len(_INDEX_BYTES):
+        return shuffle_reference(seed, round_, purpose, initial)
+    key = bytes(seed).ljust(64, b"\x00")
+    inner0 = hashlib.sha256(key.translate(_IPAD))
+    inner0.update(f"{round_}:{purpose}:".encode())
+    outer0 = hashlib.sha256(key.translate(_OPAD))
+    inner_copy, outer_copy, from_bytes, nums = inner0.copy, outer0.copy, int.from_bytes, _INDEX_BYTES
+    cards = list(initial)
+    for i in range(len(cards) - 1, 0, -1):
+        inner = inner_copy()
+        inner.update(nums[i])
+        outer = outer_copy()
+        outer.update(inner.digest())
+        j = from_bytes(outer.digest(), "big") % (i + 1)
         cards[i], cards[j] = cards[j], cards[i]
     return cards
 

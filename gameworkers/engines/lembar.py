@@ -8,7 +8,6 @@ lists a move touches; card facts come from precomputed tables; no deepcopy per m
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from . import fairness
@@ -96,45 +95,10 @@ def favourite_motif(hand: list[str]) -> str:
     return best
 
 
-_IPAD = bytes(x ^ 0x36 for x in range(256))
-_OPAD = bytes(x ^ 0x5C for x in range(256))
-_INDEX_BYTES = tuple(str(i).encode() for i in range(len(DECK)))
-
-
-def fast_shuffle(seed: bytes, round_: int, purpose: str, initial: list[str]) -> list[str]:
-    """``fairness.shuffle`` with the HMAC key pads and message prefix hashed once (same result, ~2x faster).
-
-    HMAC-SHA256(K, m) = H((K ^ opad) || H((K ^ ipad) || m)) for a 32-byte key zero-padded to 64;
-    the tests check equality with ``fairness.shuffle``.
-    """
-    key = bytes(seed).ljust(64, b"\x00")
-    inner0 = hashlib.sha256(key.translate(_IPAD))
-    inner0.update(f"{round_}:{purpose}:".encode())
-    outer0 = hashlib.sha256(key.translate(_OPAD))
-    inner_copy, outer_copy, from_bytes, nums = inner0.copy, outer0.copy, int.from_bytes, _INDEX_BYTES
-    a = list(initial)
-    for i in range(len(a) - 1, 0, -1):
-        inner = inner_copy()
-        inner.update(nums[i])
-        outer = outer_copy()
-        outer.update(inner.digest())
-        j = from_bytes(outer.digest(), "big") % (i + 1)
-        a[i], a[j] = a[j], a[i]
-    return a
-
-
 class LembarEngine(Engine):
     name = "lembar"
     min_seats = 2
     max_seats = 6
-
-    def _shuffle(self, state: State, round_: int, purpose: str, initial: list[str]) -> list[str]:
-        """As ``Engine._shuffle`` (recorded for the proof), with the faster identical shuffle."""
-        result = fast_shuffle(self._seed(state), round_, purpose, initial)
-        state["shuffles"].append(
-            {"round": round_, "purpose": purpose, "initial": list(initial), "result": list(result)}
-        )
-        return result
 
     # A validated Lembar move is a flat dict of scalars, so a shallow copy is a full copy
     # (deepcopy per move was the engine's biggest cost).

@@ -52,3 +52,14 @@ def test_seed_is_fresh_and_hex_round_trips():
 def test_draw_rejects_empty_range():
     with pytest.raises(ValueError):
         fairness.draw(bytes(32), "x", 0)
+
+
+@pytest.mark.parametrize("deck", ["LEMBAR_DECK", "BALOOT_DECK", "CHERKI_DECK", "OTUZBIR_DECK"])
+def test_the_fast_shuffle_every_engine_uses_is_the_reference_shuffle(deck):
+    """fairness.shuffle (hashing HMAC's pads once) equals the rule as written, for every deck and a few
+    rounds, purposes, seeds and lengths (including 0 and 1 card)."""
+    cards = list(getattr(fairness, deck))
+    for seed in (bytes(32), bytes([255]) * 32, bytes(range(32))):
+        for rnd, purpose, initial in ((0, "kocok", cards), (17, "kocok-ulang", cards[:40]), (123, "x", cards[:1]),
+                                      (5, "ebe", [])):
+            assert fairness.shuffle(seed, rnd, purpose, initial) == fairness.shuffle_reference(seed, rnd, purpose, initial)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gameworkers.engines import IllegalMove, fairness, get_engine
-from gameworkers.engines.lembar import DECK, MOTIF_OF, fast_shuffle
+from gameworkers.engines.lembar import DECK, MOTIF_OF
 
 E = get_engine("lembar")
 SEED = bytes(range(32))
@@ -58,13 +58,6 @@ def play_cards(s: dict, seat: int) -> set[str]:
 
 
 # ----- fairness, deck and deal ---------------------------------------------------------------
-
-def test_fast_shuffle_is_fairness_shuffle():
-    for seed in (SEED, bytes(32), bytes([255]) * 32):
-        for rnd, purpose, cards in ((0, "kocok", list(DECK)), (17, "kocok-ulang", list(DECK[:40])),
-                                    (123, "kocok-ulang", ["P1"]), (5, "kocok-ulang", [])):
-            assert fast_shuffle(seed, rnd, purpose, cards) == fairness.shuffle(seed, rnd, purpose, cards)
-
 
 def test_published_vector_and_deal_order():
     s = E.new(SEED, 4)
