@@ -11,7 +11,7 @@ from django.db import connection
 TIMER_HEARTBEAT_KEY = "timers:heartbeat"  # {"at": epoch seconds of the last sweep, "by": timer name}
 TIMER_STALE_AFTER_S = 5.0  # a sweep runs 5 times a second: 5 s without one is a stalled timer
 REPORT_TTL_S = 5.0  # /healthz answers from a report at most this old (per process)
-PING_TIMEOUT_S = 0.5  # workers on the same network answer a ping in milliseconds
+PING_TIMEOUT_S = 1.0  # workers on the same network answer a ping in milliseconds, a busy one in less than this
 DEEP_PING_TIMEOUT_S = 2.0
 
 _last_report: list = []  # [(monotonic time, report)]
