@@ -15,6 +15,15 @@ from rooms import selectors, services
 from rooms.models import Room, Table, TableStatus
 from tests.frontend.conftest import login, screenshot
 
+
+def _wait_until(page, expression: str, timeout: float = 15.0) -> None:
+    """Poll ``expression`` from the test: ``page.wait_for_function`` evaluates it with ``eval`` inside
+    the page, which the Content-Security-Policy (no 'unsafe-eval') rightly refuses."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, expression
+        page.wait_for_timeout(50)
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pass-word-123"
@@ -339,7 +348,7 @@ def test_spectator_sees_no_hand_and_no_actions(page, browser, live_stack):
     page.evaluate("window.cardroomTable.dropSocket()")
     page.wait_for_selector("#conn[data-state=reconnecting]", timeout=2_000)
     page.wait_for_selector("#conn[data-state=connected]", timeout=10_000)
-    page.wait_for_function(f"window.cardroomTable.frame().version >= {version}")
+    _wait_until(page, f"window.cardroomTable.frame().version >= {version}")
 
 
 def test_keyboard_play_keeps_focus_on_the_hand(page):
@@ -358,6 +367,6 @@ def test_keyboard_play_keeps_focus_on_the_hand(page):
     page.keyboard.press("Enter")
     if page.locator("#choice:not([hidden])").count():
         page.keyboard.press("Enter")  # the motif picker takes focus; Enter picks the first motif
-    page.wait_for_function(f"window.cardroomTable.frame().version > {version}")
+    _wait_until(page, f"window.cardroomTable.frame().version > {version}")
     page.wait_for_timeout(300)
     assert page.evaluate("document.activeElement.closest('#hand, #actions') !== null")

@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class SecurityConfig(AppConfig):
+    name = "core.security"
+    label = "cardroom_security"
+    verbose_name = "Platform security checks"
+
+    def ready(self) -> None:
+        from core.security import checks  # noqa: F401  (registers the checks)
