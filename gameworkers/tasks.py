@@ -18,7 +18,7 @@ from gameworkers.bots import get_bot, style_for
 from gameworkers.engines import get_engine
 from rooms import selectors, services
 from rooms.errors import TableError
-from rooms.models import Table, TableStatus
+from rooms.models import SeatStatus, Table, TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -33,10 +33,10 @@ RETRY_BROKEN_CONNECTION = {"autoretry_for": (InterfaceError, OperationalError),
 def fire_deadline(table_id: int, version: int) -> bool:
     """The timer found the table's deadline due: a bot whose turn it is plays its own move (its turn
     task was lost, or is late); anyone else gets the spec's automatic move."""
-    seat = Table.objects.filter(pk=table_id, version=version).values_list("deadline_seat", flat=True).first()
+    row = Table.objects.filter(pk=table_id, version=version).values_list("deadline_seat", "seating").first()
+    seat, seating = row if row is not None else (None, [])
     if seat is not None:
-        table = Table.objects.only("seating").get(pk=table_id)
-        entry = selectors.seating_entry(table=table, seat_number=seat)
+        entry = next((e for e in seating if e["seat"] == seat and e["status"] == SeatStatus.SEATED), None)
         if entry is not None and entry["bot"]:
             try:
                 if bot_turn(table_id, seat, version).get("version") is not None:  # a move applied

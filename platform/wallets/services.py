@@ -246,13 +246,11 @@ def grant_welcome(*, user) -> LedgerTransaction | None:
 
 def grant_welcome_real(*, user) -> LedgerTransaction | None:
     """The Mutiara and Kelereng of the welcome grant, once: after the account's first finished game
-    (``table_money.on_finish``) or once the delay has passed (``release_welcome_if_due``). Nothing
-    when they already came with the first grant."""
+    (``table_money.on_finish``) or once the delay has passed (``release_welcome_if_due``). None when
+    they were already granted (with the first grant or earlier here) or the amounts are 0."""
     key = f"user:{user.pk}:welcome:real"
-    granted = LedgerTransaction.objects.filter(key=key).first()
-    if granted is not None:
-        return granted
-    if Entry.objects.filter(transaction__key=f"user:{user.pk}:welcome", account__kind=AccountKind.PLAYER,
+    # One query, asked at every finish and sit: already granted, here or with the first grant?
+    if Entry.objects.filter(transaction__key__in=[key, f"user:{user.pk}:welcome"], account__kind=AccountKind.PLAYER,
                             account__currency__in=REAL_VALUE).exists():
         return None
     legs = _welcome_legs(REAL_VALUE, user)
