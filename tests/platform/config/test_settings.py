@@ -107,7 +107,9 @@ def test_check_deploy_is_clean_with_debug_off(tmp_path):
     legitimately warn (cardroom.W001-W003, tests/platform/config/test_deploy_checks.py)."""
     env = {k: v for k, v in __import__("os").environ.items() if k not in ("DEBUG", "REDIS_URL")}
     env.update({"CARDROOM_VAR_DIR": str(tmp_path), "DEBUG": "false",
-                "REDIS_URL": "rediss://cardroom:s3cret@redis.example:6380/0?ssl_cert_reqs=required"})
+                "REDIS_URL": "rediss://cardroom:s3cret@redis.example:6380/0?ssl_cert_reqs=required",
+                # an empty database: W004 (superusers without two-factor) reads whatever DATABASE_URL holds
+                "DATABASE_URL": f"sqlite:///{tmp_path / 'empty.sqlite3'}"})
     out = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
