@@ -1,6 +1,7 @@
 """Random-playout speed of every registered engine, side by side with RLCard's UNO.
 
     .venv/bin/python -m bench.engines [--seconds 10] [--quick] [--no-rlcard] [--engines lembar ...] [--json]
+                                      [--baseline lembar=/tmp/lembar_old.py]
 
 For each engine in ``available_engines()`` it plays whole games with the engine alone:
 each step the due automatic step (``deadline``) decides who moves; a system step
@@ -16,12 +17,16 @@ All contenders run interleaved in round-robin slices of ``--slice`` seconds, so 
 machine slows them alike and the ratios stay fair. ``--seconds`` is each contender's total (wall).
 Games per CPU-second (``time.process_time``) is reported too: on a shared machine it leaves out
 the time the process waited for a core.
+``--baseline NAME=FILE`` adds an older copy of an engine's module (e.g. from
+``git show HEAD:gameworkers/engines/lembar.py > /tmp/lembar_old.py``) as ``NAME@baseline``, run in
+the same interleaved slices, so a change is measured before and after in one run on one machine.
 A benchmark, not a test: run it once; ``--quick`` plays 1 game per engine and skips RLCard.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import sys
@@ -113,11 +118,24 @@ class Contender:
                 "moves_per_game": self.moves / max(self.games, 1)}
 
 
+def load_baseline(name: str, path: str) -> Any:
+    """The ``ENGINE`` of an engine module read from ``path``, imported inside ``gameworkers.engines`` so
+    its relative imports (base, fairness) resolve to today's."""
+    spec = importlib.util.spec_from_file_location(f"gameworkers.engines._baseline_{name}", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"--baseline: cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.ENGINE
+
+
 class EngineContender(Contender):
-    def __init__(self, name: str, seats: int, policy: str, rng_seed: int = 1) -> None:
+    def __init__(self, name: str, seats: int, policy: str, rng_seed: int = 1, *,
+                 engine: Any = None, label: str | None = None) -> None:
         super().__init__()
-        self.engine = get_engine(name)
-        self.label, self.seats, self.policy = name, seats, policy
+        self.engine = engine if engine is not None else get_engine(name)
+        self.label, self.seats, self.policy = label or name, seats, policy
         self._policy = POLICIES[policy]
         self.rng = random.Random(rng_seed)
 
@@ -150,13 +168,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-rlcard", action="store_true", help="skip RLCard's UNO")
     parser.add_argument("--engines", nargs="*", help="only these engines (default: every registered one)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--baseline", action="append", default=[], metavar="NAME=FILE",
+                        help="also run an older copy of engine NAME's module, as NAME@baseline")
     args = parser.parse_args(argv)
 
+    baselines: dict[str, Any] = {}
+    for item in args.baseline:
+        name, sep, path = item.partition("=")
+        if not sep or name not in available_engines():
+            parser.error(f"--baseline wants NAME=FILE with a registered engine NAME, not {item!r}")
+        baselines[name] = load_baseline(name, path)
     contenders: list[Contender] = []
     for name in args.engines if args.engines is not None else available_engines():
         seats = DEFAULT_SEATS.get(name, get_engine(name).min_seats)
         for p in (["uniform", "play-if-able"] if name == "lembar" else ["uniform"]):
             contenders.append(EngineContender(name, seats, p))
+            if name in baselines:  # the same seed sequence, so both play the same games while equal
+                contenders.append(EngineContender(name, seats, p, engine=baselines[name],
+                                                  label=f"{name}@baseline"))
     uno: Contender | None = None
     note = ""
     if not (args.quick or args.no_rlcard):
@@ -180,10 +209,17 @@ def main(argv: list[str] | None = None) -> int:
     if uno is not None and uno.games:
         uno_row = uno.row()
         for r in rows:
-            if r["engine"] == "lembar":
-                ratios[f"lembar {r['policy']} / rlcard-uno games/s (wall)"] = r["games_per_s"] / uno_row["games_per_s"]
-                ratios[f"lembar {r['policy']} / rlcard-uno games per CPU-second"] = (
+            if r["engine"] in ("lembar", "lembar@baseline"):
+                ratios[f"{r['engine']} {r['policy']} / rlcard-uno games/s (wall)"] = (
+                    r["games_per_s"] / uno_row["games_per_s"])
+                ratios[f"{r['engine']} {r['policy']} / rlcard-uno games per CPU-second"] = (
                     r["games_per_cpu_s"] / uno_row["games_per_cpu_s"])
+    for r in rows:
+        name, _, tag = r["engine"].partition("@")
+        now = next((x for x in rows if x["engine"] == name and x["policy"] == r["policy"]), None)
+        if tag == "baseline" and now is not None and r["games"]:
+            ratios[f"{name} {r['policy']} / its baseline games per CPU-second"] = (
+                now["games_per_cpu_s"] / r["games_per_cpu_s"])
     if args.json:
         print(json.dumps({"rows": rows, "ratios": ratios, "note": note}, indent=2))
         return 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from django.utils.translation import gettext_lazy as _
 
 ERRORS = {
@@ -75,9 +77,6 @@ COMMON = {
     "points": _("Points"),
     "open_status": _("Waiting for players to sit"),
     "running_status": _("In play"),
-    "played": _("%(name)s played %(card)s"),
-    "drew": _("%(name)s drew"),
-    "event": _("%(name)s: %(what)s"),
     "choose": _("Choose"),
     "cancel": _("Cancel"),
     "amount": _("Amount"),
@@ -95,6 +94,19 @@ COMMON = {
     "none": _("none"),
     "logged_out": _("You were logged out: log in again to continue."),
     "play_again": _("Play again"),
+    # result columns (never a raw key such as `deltas` or `stacks`)
+    "delta": _("Points won or lost"),
+    "stack": _("Stack"),
+    "value": _("Cards left (value)"),
+    # turn alerts
+    "your_turn_title": _("Your turn!"),
+    "notify_body": _("%(table)s: it is your turn."),
+    "hurry": _("Hurry: %(s)s s left!"),
+    "sound_on": _("Sound on"),
+    "sound_off": _("Sound off"),
+    "notify": _("Notify me when it is my turn"),
+    "notify_on": _("Turn notifications on"),
+    "notify_blocked": _("This browser blocks notifications from this site."),
 }
 
 MOVES = {
@@ -129,34 +141,99 @@ MOVES = {
     "leave": _("Leave"),
 }
 
-EVENTS = {
-    "penalty": _("draws penalty cards"),
-    "skip": _("is skipped"),
-    "reverse": _("the direction is reversed"),
-    "reshuffle": _("The discard pile was reshuffled into a new stock."),
-    "call": _("called"),
-    "catch": _("caught a missing call"),
-    "window": _("has one card left"),
-    "removed": _("was removed from the game"),
-    "timeout": _("ran out of time"),
-    "trick": _("takes the trick"),
-    "deal_scored": _("The deal was scored."),
-    "void_deal": _("The deal is void: a new deal starts."),
-    "deal_void": _("The deal is void: a new deal starts."),
-    "contract": _("takes the contract"),
-    "baloot": _("Baloot!"),
-    "sawa": _("claims the rest (Sawa)"),
-    "doubling": _("doubles"),
-    "declared": _("declared projects"),
-    "deal": _("New deal"),
-    "win": _("wins the deal!"),
-    "hand_over": _("The hand is over."),
-    "hand_start": _("A new hand starts."),
-    "made_31": _("made 31!"),
-    "bust": _("is bust"),
-    "closed_card": _("bought a closed card"),
+# Log lines: whole sentences, each naming its player (%(name)s). Common to every game; the
+# per-game lines are in GAME_LOG. games.js picks the sentence for each event type.
+LOG = {
+    "sat": _("%(name)s sat down."),
+    "stood": _("%(name)s stood up."),
+    "leave": _("%(name)s left the table."),
+    "left_auto": _("%(name)s left the table: automatic moves play for that seat."),
+    "timeout": _("%(name)s ran out of time: an automatic move was made."),
     "stopped": _("The table was stopped"),
-    "leave": _("left the table"),
+    "stopped_host": _("The host stopped the table."),
+    "stopped_staff": _("Staff stopped the table."),
+    "stopped_room_closed": _("The table was stopped: the room closed."),
+    "stopped_deserted": _("The table was stopped: no human player is left."),
+    "played": _("%(name)s played %(card)s"),
+    "deal_void": _("The deal is void: a new deal starts."),
+}
+
+GAME_LOG = {
+    "lembar": {
+        "play_motif": _("%(name)s played %(card)s and chose %(motif)s."),
+        "play_call": _("%(name)s played %(card)s and called Lembar!"),
+        "window": _("%(name)s has one card left and has not called Lembar!"),
+        "skip": _("%(name)s is skipped."),
+        "reverse": _("The direction of play is reversed."),
+        "penalty": _("%(name)s draws %(n)s cards and loses the turn."),
+        "penalty_caught": _("%(name)s draws %(n)s penalty cards for the missing call."),
+        "draw": _("%(name)s drew a card."),
+        "pass": _("%(name)s passes: there is nothing left to draw."),
+        "keep": _("%(name)s keeps the drawn card."),
+        "reshuffle": _("The discard pile was reshuffled into a new stock."),
+        "call": _("%(name)s called Lembar!"),
+        "catch": _("%(name)s caught %(target)s without a Lembar! call."),
+        "timeout": _("%(name)s ran out of time (%(n)s of %(max)s in a row): an automatic move was made."),
+        "removed_timeouts": _("%(name)s was removed from the game after %(n)s timeouts in a row."),
+        "removed_timeouts_entry": _("%(name)s was removed from the game after %(n)s timeouts in a row: "
+                                    "the entry stays in the pot."),
+        "won": _("%(name)s played their last card and wins!"),
+        "stalemate": _("Nobody could play or draw for a whole round: the cards left in hand decide."),
+        "last_standing": _("%(name)s is the last player in the game and wins."),
+    },
+    "baloot": {
+        "deal": _("Deal %(n)s: %(name)s deals; the bid card is %(card)s."),
+        "bid_pass": _("%(name)s passes."),
+        "bid_sun": _("%(name)s bids Sun."),
+        "bid_hokum": _("%(name)s bids Hokum."),
+        "bid_ashkal": _("%(name)s says Ashkal."),
+        "bid_confirm": _("%(name)s confirms Hokum."),
+        "void_deal": _("Everyone passed in both rounds: the deal is void."),
+        "contract": _("%(name)s takes the contract: %(contract)s."),
+        "double_pass": _("%(name)s does not double."),
+        "double": _("%(name)s doubles."),
+        "double_lock": _("%(name)s doubles and locks the play."),
+        "triple": _("%(name)s triples."),
+        "four": _("%(name)s raises to four."),
+        "gahwa": _("%(name)s calls Gahwa!"),
+        "declared": _("%(name)s declares %(projects)s."),
+        "declared_none": _("%(name)s declares no projects."),
+        "baloot": _("%(name)s says Baloot!"),
+        "trick": _("%(name)s takes the trick (%(points)s points)."),
+        "sawa": _("%(name)s claims the rest of the tricks (Sawa)."),
+        "deal_scored": _("The deal is scored: %(team1)s %(a)s, %(team2)s %(b)s. Totals: %(s1)s to %(s2)s."),
+        "bid_failed": _("The bidders failed."),
+        "sweep": _("%(team)s took every trick."),
+    },
+    "cherki": {
+        "deal": _("Deal %(n)s: %(name)s deals."),
+        "draw": _("%(name)s drew from the stock."),
+        "take": _("%(name)s took %(card)s from the discard pile."),
+        "discard": _("%(name)s discarded %(card)s."),
+        "discard_forced": _("%(name)s discarded the drawn %(card)s (it does not complete the hand)."),
+        "call": _("%(name)s called Cherki!"),
+        "win": _("%(name)s wins with %(card)s: %(points)s points."),
+        "void_stock_out": _("The stock ran out without a winner: the deal is void."),
+        "void_turn_limit": _("%(n)s turns without a winner: the deal is void."),
+    },
+    "otuzbir": {
+        "hand_start": _("Hand %(n)s: everyone pays the ante of %(ante)s; %(name)s is ebe."),
+        "pass": _("%(name)s does not raise before the deal."),
+        "raise_predeal": _("%(name)s raises %(amount)s before the deal."),
+        "raise_closed": _("%(name)s raises %(amount)s for a closed card."),
+        "raise_stand": _("%(name)s raises %(amount)s and stands."),
+        "see": _("%(name)s sees %(amount)s."),
+        "fold": _("%(name)s folds."),
+        "deal": _("Everyone still in gets one closed card."),
+        "open_card": _("%(name)s takes an open card: %(card)s."),
+        "closed_card": _("%(name)s takes a closed card."),
+        "stand": _("%(name)s stands."),
+        "made_31": _("%(name)s made 31!"),
+        "bust": _("%(name)s is bust."),
+        "hand_won": _("%(name)s wins the pot of %(pot)s."),
+        "hand_won_with": _("%(name)s wins the pot of %(pot)s with %(hand)s."),
+        "eliminated": _("%(name)s is out of the tournament."),
+    },
 }
 
 GAME_SPECIFIC = {
@@ -171,6 +248,10 @@ GAME_SPECIFIC = {
         "skip": _("Skip"), "reverse": _("Reverse"), "draw2": _("Draw Two"),
         "caught_window": _("%(name)s has one card and did not call: catch!"),
         "called": _("Lembar! called"),
+        "last_timeout": _("You have run out of time %(n)s times in a row. If this turn runs out too, "
+                          "you will be removed from the game."),
+        "last_timeout_entry": _("You have run out of time %(n)s times in a row. If this turn runs out too, "
+                                "you will be removed from the game and your entry will be forfeited."),
     },
     "baloot": {
         "team": _("Team %(n)s"),
@@ -204,8 +285,11 @@ GAME_SPECIFIC = {
         "raise_to_answer": _("%(name)s raised %(amount)s: see or fold"),
         "total": _("Total"),
         "status_in": _("in"), "status_folded": _("folded"), "status_stood": _("stood"),
-        "status_bust": _("bust"), "status_made31": _("31!"),
+        "status_bust": _("bust"), "status_made31": _("31!"), "status_31": _("31!"), "status_out": _("out"),
         "closed_cards": _("Closed"),
+        # hand categories (engine names: "31", "cin", "cengel", "yonca", "14", "none", "bust"; else a total)
+        "cat_31": _("31"), "cat_cin": _("Cin"), "cat_cengel": _("Çengel"), "cat_yonca": _("Yonca"),
+        "cat_14": _("14"), "cat_none": _("no hand yet"), "cat_bust": _("bust"),
     },
 }
 
@@ -218,14 +302,60 @@ def _plain(d: dict) -> dict:
     return {k: str(v) for k, v in d.items()}
 
 
+def table_facts(game: str) -> dict:
+    """The numbers the table page states (rules panel, header, alerts), read from the engines so the
+    page never says something other than what the server does."""
+    facts = {"warn_seconds": WARN_SECONDS}
+    if game == "baloot":
+        facts["bid_seconds"] = _baloot_bid_seconds()
+    elif game == "lembar":
+        from gameworkers.engines.lembar import CATCH_MS, CATCH_PENALTY, TIMEOUTS_TO_REMOVE
+
+        facts.update(timeouts_to_remove=TIMEOUTS_TO_REMOVE, catch_seconds=CATCH_MS // 1000,
+                     catch_penalty=CATCH_PENALTY)
+    elif game == "cherki":
+        from gameworkers.engines.cherki import TURN_LIMIT, VOID_LIMIT
+        from wallets.table_money import CHERKI_MIN_POINTS
+
+        facts.update(turn_limit=TURN_LIMIT, void_limit=VOID_LIMIT, min_points=CHERKI_MIN_POINTS)
+    elif game == "otuzbir":
+        from gameworkers.engines.otuzbir import DEFAULT_CASH_HANDS, DEFAULT_DOUBLE_EVERY
+
+        facts.update(cash_hands=DEFAULT_CASH_HANDS, double_every=DEFAULT_DOUBLE_EVERY, bailout_to=_bailout_to())
+    return facts
+
+
+@functools.cache
+def _baloot_bid_seconds() -> int:
+    # Asked of the engine itself: what deadline() gives a fresh deal's first bid (the room's timer
+    # applies to every other step).
+    from gameworkers.engines import get_engine
+
+    engine = get_engine("baloot")
+    due = engine.deadline(engine.new(bytes(32), 4, None))
+    return due["limit_ms"] // 1000
+
+
+def _bailout_to() -> int:
+    # A read only: WalletSettings.load() would create the settings row on a page view.
+    from wallets.models import WalletSettings
+
+    saved = WalletSettings.objects.filter(pk=1).values_list("bailout_to", flat=True).first()
+    return saved if saved is not None else WalletSettings._meta.get_field("bailout_to").default
+
+
+WARN_SECONDS = 5  # the "hurry" sound and announcement when this much of your turn is left
+
+
 def table_labels(game: str) -> dict:
     return {
         "errors": _plain(ERRORS),
         "common": _plain(COMMON),
         "moves": _plain(MOVES),
-        "events": _plain(EVENTS),
+        "log": {**_plain(LOG), **_plain(GAME_LOG.get(game, {}))},
         "game": _plain(GAME_SPECIFIC.get(game, {})),
         "queue": _plain(QUEUE),
+        "facts": table_facts(game),
     }
 
 

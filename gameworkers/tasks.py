@@ -1,6 +1,6 @@
 """Celery tasks: thin wrappers around rooms.services (deadlines, bot turns).
 
-Players' moves are applied by the ASGI process that received them (rooms.move_pool).
+Players' moves are applied by the ASGI process that received them (live.move_pool).
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ RETRY_BROKEN_CONNECTION = {"autoretry_for": (InterfaceError, OperationalError),
 @shared_task(name="gameworkers.tasks.fire_deadline", acks_late=True, **RETRY_BROKEN_CONNECTION)
 def fire_deadline(table_id: int, version: int) -> bool:
     """The timer found the table's deadline due: a bot whose turn it is plays its own move (its turn
-    task was lost, or is late); anyone else gets the spec's automatic move."""
+    task was lost, or is late); anyone else gets the spec's automatic move, or first the reconnect grace
+    when their connection is down (rooms.services.table_fire_deadline)."""
     row = Table.objects.filter(pk=table_id, version=version).values_list("deadline_seat", "seating").first()
     seat, seating = row if row is not None else (None, [])
     if seat is not None:
@@ -99,3 +100,13 @@ def _player_ids(table: Table) -> list[int | None]:
     return ids
 
 
+
+
+@shared_task(name="gameworkers.tasks.bot_chat", acks_late=True, **RETRY_BROKEN_CONNECTION)
+def bot_chat(table_id: int, bot_id: int, phrase: str) -> int | None:
+    """A bot's canned chat answer, queued by name by ``chat.services`` (on the bots' queue): a quick
+    phrase the pure side chose from public facts only (``gameworkers.bots.chat``)."""
+    from chat import services as chat_services
+
+    message = chat_services.bot_say(table_id=table_id, bot_id=bot_id, phrase=phrase)
+    return message.pk if message is not None else None

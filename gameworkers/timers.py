@@ -65,6 +65,9 @@ def sweep() -> int:
     from tournaments.tasks import kick as kick_tournaments
 
     kick_tournaments()  # tournament housekeeping at most once a second, only when one is due or running
+    from arenas.tasks import kick as kick_arenas
+
+    kick_arenas()  # arena housekeeping (start, bots fill, the window's end) at most once a second
     # While the workers are behind, deadlines already handed to them are not handed out again:
     # re-claiming is only for tasks lost with a dead worker, and it would snowball a backlog.
     claimed = services.due_tables(reclaim=queue_backlog() < RECLAIM_BELOW)

@@ -37,7 +37,7 @@ class QueueView(APIView):
     def get(self, request):
         return Response(selectors.queue_frame(entry=selectors.latest_entry(user=request.user)))
 
-    @extend_schema(request=JoinSerializer, responses={201: QueueFrame, 409: ErrorSerializer})
+    @extend_schema(request=JoinSerializer, responses={201: QueueFrame, 402: ErrorSerializer, 409: ErrorSerializer})
     def post(self, request):
         body = JoinSerializer(data=request.data)
         body.is_valid(raise_exception=True)

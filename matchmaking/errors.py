@@ -6,4 +6,4 @@ from core.errors import ServiceError
 
 
 class QueueError(ServiceError):
-    pass
+    """A refused queue operation (``details`` as on every ``ServiceError``)."""

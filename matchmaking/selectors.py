@@ -9,6 +9,7 @@ from django.utils import timezone
 from matchmaking import conf
 from matchmaking.models import ACTIVE_STATUSES, DEFAULT_MU, DEFAULT_SIGMA, EntryStatus, QueueEntry, Rating
 from rooms.models import Game, Room
+from wallets import selectors as wallet_selectors
 
 
 def typical_wait(*, room: Room) -> float:
@@ -48,6 +49,10 @@ def queue_frame(*, entry: QueueEntry | None, now=None) -> dict:
     elif entry.status == EntryStatus.REFUSED:
         frame["code"] = entry.error_code
         frame["message"] = entry.error_message
+        if entry.error_code == "insufficient_funds":
+            # What the REST refusal carries too (currency, needed, balance as of now), so the widget says
+            # how much is missing however the refusal reached it.
+            frame.update(wallet_selectors.funds_for(user=entry.user, room=room) or {})
     return frame
 
 

@@ -15,9 +15,10 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, connection, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from openskill.models import PlackettLuce
 
+from gameworkers.engines import game_spec
 from matchmaking import conf, planner
 from matchmaking.errors import QueueError
 from matchmaking.models import (
@@ -33,6 +34,9 @@ from matchmaking.models import (
 from rooms import services as rooms_services
 from rooms.errors import TableError
 from rooms.models import Room, Seat, SeatStatus, StopReason, Table, TableStatus
+from wallets import selectors as wallet_selectors
+from wallets import services as wallet_services
+from wallets.models import Currency
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +99,23 @@ def _check_can_queue(*, room: Room, user) -> None:
         raise QueueError("already_playing", "You are already playing a game in this room.", status=409)
     if TableStatus.OPEN in busy:
         raise QueueError("already_seated", "You are already seated at a table in this room.", status=409)
+    _check_funds(room=room, user=user)
+
+
+def _check_funds(*, room: Room, user) -> None:
+    """Refuse at once a player whose wallet cannot pay for a seat here (the seating would refuse them
+    anyway, but only once a table forms: after the bot fill delay). Same code as the wallet's refusal."""
+    wallet_services.release_welcome_if_due(user=user)  # as the sit would: a due welcome grant counts
+    missing = wallet_selectors.shortfall(user=user, room=room)
+    if missing is None:
+        return
+    with translation.override("en"):  # service messages are English; clients translate by code + details
+        label = str(Currency(missing["currency"]).label)
+        how = wallet_selectors.funding_help(currency=missing["currency"])
+        if missing["welcome_pending"]:
+            how += " " + wallet_selectors.welcome_pending_help()
+    raise QueueError("insufficient_funds", f"A seat in {room.name} needs at least {missing['needed']} {label}; "
+                     f"you have {missing['balance']}.", status=402, details={**missing, "how": how})
 
 
 def queue_join(*, room: Room, user, party: str = "", now: datetime | None = None) -> QueueEntry:
@@ -491,13 +512,12 @@ def _teams(game: str, seats: dict[int, int], ranks: list) -> tuple[list[list[int
         r = ranks[n] if n < len(ranks) else None
         return r if isinstance(r, int) and not isinstance(r, bool) and r > 0 else len(ranks) + 1
 
-    if game == "baloot":
-        pairs = [[n for n in (0, 2) if n in seats], [n for n in (1, 3) if n in seats]]
-        teams = [[seats[n] for n in pair] for pair in pairs if pair]
-        team_ranks = [min(rank_of(n) for n in pair) for pair in pairs if pair]
-    else:
-        teams = [[seats[n]] for n in sorted(seats)]
-        team_ranks = [rank_of(n) for n in sorted(seats)]
+    spec = game_spec(game)  # partners (Baloot's 0 & 2 against 1 & 3) are rated as one side
+    count = max(max(seats, default=-1) + 1, spec.min_seats)
+    sides = [[n for n in side if n in seats] for side in spec.sides(count)]
+    sides = [side for side in sides if side]
+    teams = [[seats[n] for n in side] for side in sides]
+    team_ranks = [min(rank_of(n) for n in side) for side in sides]
     user_rank = {u: r for team, r in zip(teams, team_ranks, strict=True) for u in team}
     return teams, team_ranks, user_rank
 

@@ -8,6 +8,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from frontend.selectors import stake_ranges
 from matchmaking import selectors, services
 from matchmaking.errors import QueueError
 from rooms.models import Game
@@ -38,6 +39,12 @@ def invite(request, code: str):
         except QueueError as exc:
             if exc.code != "already_seated":
                 messages.error(request, exc.message)
-                return render(request, "matchmaking/invite.html", {"table": table, "code": code}, status=409)
+                return render(request, "matchmaking/invite.html", {"table": table, "code": code, **_stakes(table)},
+                              status=409)
         return redirect(f"/tables/{table.pk}/?invite={code}")
-    return render(request, "matchmaking/invite.html", {"table": table, "code": code})
+    return render(request, "matchmaking/invite.html", {"table": table, "code": code, **_stakes(table)})
+
+
+def _stakes(table) -> dict:
+    # What sitting down costs, as the lobby says it (a 31 room: pot-limit raises and the week's largest pot).
+    return {"stake_range": stake_ranges([table.room]).get(table.room_id, "")}

@@ -34,6 +34,8 @@ def pytest_configure(config):
     # delayed real-value grant has its own tests (tests/platform/wallets/test_welcome.py).
     settings.WELCOME_REAL_VALUE_DELAY_H = 0
     os.environ["WELCOME_REAL_VALUE_DELAY_H"] = "0"
+    settings.WELCOME_REQUIRES_VERIFIED_EMAIL = False  # nor an e-mail (tests/platform/accounts/test_email.py)
+    os.environ["WELCOME_REQUIRES_VERIFIED_EMAIL"] = "0"
     if embedded_redis:
         config._cardroom_started_redis = embedded.running_pid() is None
         embedded.start()
@@ -48,6 +50,24 @@ def pytest_unconfigure(config):
         embedded.stop()
         if embedded.VAR_DIR.parent.name == "test":  # this session's own var/test/<pid>
             shutil.rmtree(embedded.VAR_DIR, ignore_errors=True)
+
+
+# Tests that start real processes (a server, a Celery worker, a browser) are marked ``live``; tests that
+# touch no database and start nothing are marked ``unit``: ``pytest -m unit`` is the quick loop,
+# ``pytest -m "not live and not slow"`` everything in-process. ``make test`` runs all but ``slow``.
+LIVE_FIXTURES = frozenset({"live_stack", "celery_worker_process", "browser", "page"})
+DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup", "client",
+                               "admin_client", "django_user_model"})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & LIVE_FIXTURES or item.get_closest_marker("browser") or item.path.name.startswith("test_live"):
+            item.add_marker(pytest.mark.live)
+        elif not (fixtures & DATABASE_FIXTURES or item.get_closest_marker("django_db")
+                  or item.get_closest_marker("slow")):
+            item.add_marker(pytest.mark.unit)
 
 
 def subprocess_env(**extra: str) -> dict[str, str]:

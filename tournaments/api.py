@@ -19,6 +19,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         model = Tournament
         fields = ["id", "name", "game", "status", "registration_opens_at", "starts_at", "currency", "entry_fee",
                   "rake_bps", "starting_stack", "ante_schedule", "seats_per_table", "min_entrants", "max_entrants",
+                  "sit_and_go", "late_registration_level", "max_entries", "levels_by", "level_minutes",
                   "round", "entrants", "pool"]
 
 

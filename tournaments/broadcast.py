@@ -1,10 +1,13 @@
-"""Live pushes: standings to ``tournament.<id>`` and "your next table" to each player's user group.
+"""Live pushes: standings to ``tournament.<id>``, the lobby cards to ``tournaments.lobby`` and "your
+table" to each player's user group.
 
 Frames (docs/tournaments.md): ``{"type": "tournament.standings", ...}`` to everyone following the
-tournament page; ``{"type": "tournament", "tournament": id, "table": table_id, "round": n}`` to each
-seated human's ``rooms.broadcast.user_group``, which every table, queue and tournament socket of that
-user joins, so the page in front of the player follows it to the next table. The layer is lossy: the
-page re-reads on reconnect.
+tournament page or one of its tables; ``{"type": "tournament.card", "card": {...}}`` to the lobby;
+``{"type": "tournament", "tournament": id, "table": table_id, "number": n, "round": r, "start": bool,
+"url": "/tournaments/<id>/table/<n>/"}`` to each seated human's ``rooms.broadcast.user_group``, which
+every table, queue and tournament socket of that user joins, so the page in front of the player follows
+it: the table page switches to the new hand in place, the tournament page takes the player to their seat
+at the start. The layer is lossy: the pages re-read on reconnect.
 
 Every consumer joining the user group must handle the ``tournament.table`` message (a Channels consumer
 without a handler for a message type dies); the table and queue consumers do. Setting
@@ -21,6 +24,7 @@ log = logging.getLogger(__name__)
 
 
 FOLLOW_ON_TABLE_SOCKETS = True
+LOBBY_GROUP = "tournaments.lobby"
 
 
 def group(tournament_id: int) -> str:
@@ -31,19 +35,31 @@ def player_group(user_id: int) -> str:
     return user_group(user_id) if FOLLOW_ON_TABLE_SOCKETS else f"tournament.player.{user_id}"
 
 
-def tournament_changed(tournament_id: int, *, moves: list[tuple[int, int]]) -> None:
-    """``moves``: (user id, rooms table id) for every human seated this round."""
+def seat_frame(*, tournament_id: int, table_id: int, number: int, round_number: int | None) -> dict:
+    """What a player's pages get when the tournament seats them at a freshly dealt table."""
+    from tournaments.selectors import table_url
+
+    return {"type": "tournament", "tournament": tournament_id, "table": table_id, "number": number,
+            "round": round_number, "start": round_number == 1,
+            "url": table_url(tournament_id=tournament_id, number=number)}
+
+
+def tournament_changed(tournament_id: int, *, moves: list[tuple[int, int, int]]) -> None:
+    """``moves``: (user id, rooms table id, tournament table number) for every human seated this round."""
     from tournaments import selectors
 
     try:
         snapshot = selectors.live_snapshot(tournament_id=tournament_id)
         messages = [(group(tournament_id), {"type": "tournament.standings", "frame": snapshot})]
-        for user_id, table_id in moves:
+        card = selectors.lobby_card(tournament_id=tournament_id)
+        if card is not None:
+            messages.append((LOBBY_GROUP, {"type": "tournament.card",
+                                           "frame": {"type": "tournament.card", "card": card}}))
+        for user_id, table_id, number in moves:
             messages.append((player_group(user_id), {
                 "type": "tournament.table",
-                "frame": {"type": "tournament", "tournament": tournament_id, "table": table_id,
-                          "round": snapshot.get("round"), "url": f"/tables/{table_id}/"}}))
+                "frame": seat_frame(tournament_id=tournament_id, table_id=table_id, number=number,
+                                    round_number=snapshot.get("round"))}))
         publish(messages)
     except Exception:  # lossy by contract: the page re-reads the snapshot on (re)connect
         log.exception("tournament %s push failed", tournament_id)
-

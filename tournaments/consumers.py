@@ -1,4 +1,5 @@
-"""``/ws/tournaments/<id>/``: live standings, level and bracket of one tournament (push only).
+"""``/ws/tournaments/<id>/``: live standings, level and bracket of one tournament (push only);
+``/ws/tournaments/lobby/``: the lobby's tournament cards.
 
 On connect the socket gets a snapshot; then every change. A logged-in player's socket also joins
 its player group, so it receives ``{"type": "tournament", "table": id}`` when seated at the next
@@ -63,3 +64,31 @@ class TournamentConsumer(ClientSocket):
 
     async def table_state(self, event: dict) -> None:  # other user-group frames are not for this page
         return
+
+
+class TournamentLobbyConsumer(ClientSocket):
+    """The lobby's cards: ``{"type": "tournament.cards", "cards": [...]}`` on connect and on ``resync``,
+    then ``{"type": "tournament.card", "card": {...}}`` whenever one tournament changes. Anyone may watch."""
+
+    async def connect(self) -> None:
+        if not await self.admit():
+            return
+        await self.accept()
+        await self.channel_layer.group_add(broadcast.LOBBY_GROUP, self.channel_name)
+        self.joined = True
+        await self._snapshot()
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "joined", False):
+            await self.channel_layer.group_discard(broadcast.LOBBY_GROUP, self.channel_name)
+
+    async def resync(self, client_id) -> None:
+        await self._snapshot(client_id)
+
+    async def _snapshot(self, client_id=None) -> None:
+        cards = await database_sync_to_async(
+            lambda: [t.card for t in selectors.lobby_tournaments()])()
+        await self.send_frame({"type": "tournament.cards", "cards": cards, "id": client_id})
+
+    async def tournament_card(self, event: dict) -> None:
+        await self.send_frame(event["frame"])

@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 class LogicError(ValueError):
     """Bad input to a pure function (stable ``code``)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, **params: object) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.params = params  # the numbers in the message, for a translated wording
 
 
 # ----- 31 tables and balancing ----------------------------------------------------------------
@@ -156,6 +157,30 @@ def seat_players(players: list[int], *, seats: int, first_id: int = 1) -> list[T
     return tables
 
 
+def seat_late(tables: list[TableState], players: list[int], *, seats: int, next_id: int) -> list[TableState]:
+    """Seat late entrants (and re-entries) between hands: each takes the last seat of the smallest table
+    with a free seat (ties: the lowest id); when every table is full, a new table (``next_id``, then on)
+    takes them, at the highest hand count so nobody's ante goes back. ``balance`` evens out afterwards.
+    Returns new table states (inputs are not changed)."""
+    if seats < 2:
+        raise LogicError("bad_seats", "A table seats at least two players.")
+    work = [t.copy() for t in tables]
+    seated = {p for t in work for p in t.players}
+    if len(set(players)) != len(players) or seated & set(players):
+        raise LogicError("duplicate_player", "A late entrant is seated already.")
+    hands = max((t.hands for t in work), default=0)
+    for player in players:
+        free = [t for t in work if len(t.players) < seats]
+        if free:
+            target = min(free, key=lambda t: (len(t.players), t.id))
+        else:
+            target = TableState(next_id, [], hands)
+            next_id += 1
+            work.append(target)
+        target.players.append(player)
+    return work
+
+
 # ----- ranking and prizes ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -189,14 +214,100 @@ def rank_busts(busts: list[Bust], *, remaining: int) -> dict[int, int]:
     return places
 
 
-def prize_table(*, pool: int, entrants: int) -> list[int]:
-    """Prize per place: 70/30 with 4 or more entrants, else the winner takes all; remainder to 1st."""
+# ----- payout structures ----------------------------------------------------------------------
+# A structure is rows "from N entrants: [p1, p2, ...]": percentages of the prize pool per place, kept
+# in hundredths of a percent (``70`` is 7000, ``33.33`` is 3333) so every sum is exact. The row that
+# applies is the one with the largest N not above the entrant count.
+
+WHOLE = 10_000  # 100 % in hundredths of a percent
+# economy.md / otuzbir.md: "With 4 or more entrants: first 70%, second 30%; with fewer, first takes all."
+DEFAULT_ROWS: list[tuple[int, list[int]]] = [(1, [WHOLE]), (4, [7_000, 3_000])]
+
+
+def parse_percents(text: str) -> list[int]:
+    """"70, 30" -> [7000, 3000]: whole percentages or at most two decimals, each above 0, summing to 100,
+    each place paying no more than the place above it (a typo such as "30, 70" is refused)."""
+    from decimal import Decimal, InvalidOperation
+
+    parts = [p.strip() for p in str(text).replace(";", ",").split(",") if p.strip()]
+    if not parts:
+        raise LogicError("no_percents", "List the percentage of each paid place, e.g. 70, 30.")
+    values: list[int] = []
+    for part in parts:
+        try:
+            number = Decimal(part.rstrip("%").strip())
+        except InvalidOperation:
+            raise LogicError("bad_percent", f"{part!r} is not a percentage.") from None
+        if not number.is_finite() or number <= 0:
+            raise LogicError("bad_percent", f"{part!r}: each paid place gets more than 0 %.")
+        hundredths = number * 100
+        if hundredths != hundredths.to_integral_value():
+            raise LogicError("bad_percent", f"{part!r}: at most two decimals.")
+        values.append(int(hundredths))
+    if sum(values) != WHOLE:
+        total = format_percent(sum(values))
+        raise LogicError("bad_sum", f"The percentages add up to {total} %, not 100 %.", sum=total)
+    if any(later > earlier for earlier, later in zip(values, values[1:], strict=False)):
+        raise LogicError("bad_order", "Each place pays no more than the place above it.")
+    return values
+
+
+def format_percent(hundredths: int) -> str:
+    """7000 -> "70", 3333 -> "33.33", 1250 -> "12.5"."""
+    whole, frac = divmod(hundredths, 100)
+    return f"{whole}" if not frac else f"{whole}.{frac:02d}".rstrip("0")
+
+
+def check_rows(rows: list[tuple[int, list[int]]]) -> None:
+    """A structure covers every tournament: a row from 2 entrants or fewer, one row per entrant count,
+    and no row pays more places than it has entrants."""
+    froms = [n for n, _ in rows]
+    if len(set(froms)) != len(froms):
+        raise LogicError("duplicate_row", "Two rows start at the same number of entrants.")
+    if not froms or min(froms) > 2:
+        raise LogicError("no_small_row", "Add a row from 1 or 2 entrants: every tournament needs a split.")
+    for n, percents in rows:
+        if n < 1:
+            raise LogicError("bad_row", "A row starts at 1 entrant or more.")
+        if len(percents) > n:
+            raise LogicError("too_many_places", f"From {n} entrants the row pays {len(percents)} places: "
+                                                f"at most {n}.", places=len(percents), n=n)
+        if sum(percents) != WHOLE:
+            total = format_percent(sum(percents))
+            raise LogicError("bad_sum", f"The row from {n} entrants adds up to {total} %, not 100 %.", sum=total)
+
+
+def payout_percents(*, rows: list[tuple[int, list[int]]] | None, entrants: int) -> list[int]:
+    """The percentages (hundredths) of the row for ``entrants``: the largest "from" not above it; below
+    every row (0 entrants, say) the smallest row; no rows at all: the winner takes all."""
+    usable = sorted((n, list(p)) for n, p in (rows or []))
+    if not usable:
+        return [WHOLE]
+    chosen = usable[0][1]
+    for n, percents in usable:
+        if n <= entrants:
+            chosen = percents
+    return chosen
+
+
+def prize_split(*, pool: int, percents: list[int]) -> list[int]:
+    """Prize per place: ``floor(pool × p / 100 %)`` for every place but the first, whose prize is the rest
+    (the remainder chips of the rounding go to the best place, economy.md)."""
+    if pool < 0:
+        raise LogicError("bad_pool", "The pool is a whole number >= 0.")
+    if not percents or sum(percents) != WHOLE or any(p <= 0 for p in percents):
+        raise LogicError("bad_percents", "The percentages must be above 0 and add up to 100 %.")
+    rest = [pool * p // WHOLE for p in percents[1:]]
+    return [pool - sum(rest), *rest]
+
+
+def prize_table(*, pool: int, entrants: int, rows: list[tuple[int, list[int]]] | None = None) -> list[int]:
+    """Prize per place for ``entrants`` under a payout structure (default: the seeds' 70/30 from 4
+    entrants, the winner taking all below); remainders to 1st."""
     if pool < 0 or entrants < 0:
         raise LogicError("bad_pool", "The pool and entrant count are whole numbers >= 0.")
-    if entrants >= 4:
-        second = pool * 30 // 100
-        return [pool - second, second]
-    return [pool]
+    return prize_split(pool=pool, percents=payout_percents(rows=DEFAULT_ROWS if rows is None else rows,
+                                                            entrants=entrants))
 
 
 def split_places(*, places: dict[int, int], prizes: list[int], seats: dict[int, int] | None = None) -> dict[int, int]:

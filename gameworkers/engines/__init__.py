@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib
 
-from .base import Engine, IllegalMove
+from .base import STAKE_KINDS, Engine, GameSpec, IllegalMove
 
-__all__ = ["ENGINE_NAMES", "Engine", "IllegalMove", "get_engine"]
+__all__ = ["ENGINE_NAMES", "STAKE_KINDS", "Engine", "GameSpec", "IllegalMove", "game_spec", "game_specs", "get_engine"]
 
 # name -> module; each module exposes ENGINE, an instance of its Engine subclass.
 _MODULES = {
@@ -27,6 +27,16 @@ def get_engine(name: str) -> Engine:
             raise KeyError(f"unknown game {name!r}")
         engine = _ENGINES[name] = importlib.import_module(f"{__name__}.{_MODULES[name]}").ENGINE
     return engine
+
+
+def game_spec(name: str) -> GameSpec:
+    """What the platform needs to know of game ``name`` (seats, stakes, sides, tournaments)."""
+    return get_engine(name).spec
+
+
+def game_specs() -> list[GameSpec]:
+    """Every game's spec, in the registry's order (the lobby's order)."""
+    return [game_spec(name) for name in ENGINE_NAMES]
 
 
 def available_engines() -> list[str]:

@@ -51,7 +51,8 @@ allowed) and ``winners`` (the seats ranked first), plus game-specific detail.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from . import fairness
 
@@ -86,6 +87,60 @@ def copy_json(value: Any) -> Any:
     return value
 
 
+STAKE_KINDS = ("casual", "pot", "per_point", "ante")  # every stake a room can have (economy.md)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What the platform needs to know of a game besides its moves: rooms, matchmaking, tournaments
+    and the UI read it here, so a new game's rules touch no other package.
+
+    ``stake_kinds``: "casual" (free) and the money rule the game's spec defines ("pot": an entry into
+    a pot, "per_point": Chip per point, "ante": Chip ante per hand).
+    ``partnerships``: seats that play as one side (Baloot: 0 & 2 against 1 & 3); empty: every seat
+    plays for itself.
+    ``tournament``: "freezeout" (stacks carry over from hand to hand) or "bracket" (a table's winner
+    goes on); ``bracket_size``: entrants (sides) per bracket table, None for the room's seat count.
+    """
+
+    name: str
+    label: str
+    min_seats: int
+    max_seats: int
+    stake_kinds: tuple[str, ...]
+    partnerships: tuple[tuple[int, ...], ...] = ()
+    tournament: Literal["freezeout", "bracket"] = "bracket"
+    bracket_size: int | None = None
+
+    def __post_init__(self) -> None:
+        assert 2 <= self.min_seats <= self.max_seats, self
+        assert self.stake_kinds and self.stake_kinds[0] == "casual" and set(self.stake_kinds) <= set(STAKE_KINDS)
+        assert sorted(s for side in self.partnerships for s in side) in ([], list(range(self.max_seats)))
+
+    @property
+    def team_size(self) -> int:
+        """Players per side (1: everyone alone)."""
+        return len(self.partnerships[0]) if self.partnerships else 1
+
+    def allows_seats(self, seats: int) -> bool:
+        return self.min_seats <= seats <= self.max_seats
+
+    def team_of(self, seat: int) -> int:
+        """The side a seat plays for (the seat itself when nobody has a partner)."""
+        for side, members in enumerate(self.partnerships):
+            if seat in members:
+                return side
+        if self.partnerships or not 0 <= seat < self.max_seats:
+            raise ValueError(f"{self.name} has no seat {seat}")
+        return seat
+
+    def sides(self, seats: int) -> list[list[int]]:
+        """The seats of a table of ``seats`` grouped by side, in side order."""
+        if self.partnerships:
+            return [[s for s in members if s < seats] for members in self.partnerships]
+        return [[s] for s in range(seats)]
+
+
 class Engine:
     """Shared plumbing: seed handling, the shuffle and move logs, the proof document.
 
@@ -96,9 +151,32 @@ class Engine:
     ``move_count`` (moves logged so far), ``last_move_ms`` (now_ms of the last one, or None).
     """
 
-    name: str = ""
-    min_seats: int = 2
-    max_seats: int = 2
+    spec: GameSpec  # each game declares its own
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def min_seats(self) -> int:
+        return self.spec.min_seats
+
+    @property
+    def max_seats(self) -> int:
+        return self.spec.max_seats
+
+    def normal_options(self, options: dict | None, seats: int) -> dict:
+        """The room's variant options validated, with every default filled (``ValueError`` if bad):
+        what ``new`` stores, so a table's options replay identically. Rooms and tournaments validate
+        an admin's options with it before any table exists."""
+        if options is not None and not isinstance(options, dict):
+            raise ValueError("options must be a JSON object")
+        return dict(options or {})
+
+    def stake_options(self, *, stake_kind: str, stake: int, rake_bps: int) -> dict:
+        """Options a table of a room with this stake needs from it (the room's own options win): most
+        games settle their stake outside the rules; 31's ante and pot rake are rules of the hand."""
+        return {}
 
     # ----- helpers for subclasses -------------------------------------------------
     def _base_state(self, seed: bytes, seats: int, options: dict | None) -> State:
@@ -131,22 +209,6 @@ class Engine:
         )
         return result
 
-    # These two helpers are the only reads of the log outside ``proof``, and only for a state
-    # saved before the counters existed: such a state still carries its whole log.
-    @staticmethod
-    def _move_count(state: State) -> int:
-        """Moves logged so far (an old state without ``move_count``: the length of its log)."""
-        count = state.get("move_count")
-        return len(state["moves"]) if count is None else count
-
-    @staticmethod
-    def _last_move_ms(state: State) -> int | None:
-        """``now_ms`` of the last logged move, None before any (an old state without the key: its
-        log's last entry; None if the log was already moved out, i.e. "since the table started")."""
-        if "last_move_ms" in state:
-            return state["last_move_ms"]
-        return state["moves"][-1]["now_ms"] if state["moves"] else None
-
     # How a move is copied into the log: an engine whose validated moves are flat dicts of
     # scalars sets ``staticmethod(dict)`` (a shallow copy is then a full one).
     _copy_logged_move = staticmethod(copy_json)
@@ -154,10 +216,7 @@ class Engine:
     def _log_move(self, state: State, seat: int | None, move: Move, now_ms: int) -> int:
         """Append to the move log and count it (mutates ``state``); returns the move's sequence
         number, which is ``move_count`` after it."""
-        try:
-            seq = state["move_count"] + 1
-        except KeyError:  # a state saved before the counter existed
-            seq = self._move_count(state) + 1
+        seq = state["move_count"] + 1
         state["move_count"] = seq
         state["last_move_ms"] = now_ms
         state["moves"].append({"seq": seq, "seat": seat, "move": self._copy_logged_move(move), "now_ms": now_ms})

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import fairness
-from .base import Engine, Event, IllegalMove, Move, State, require_dict
+from .base import Engine, Event, GameSpec, IllegalMove, Move, State, require_dict
 
 SEATS = 3
 DEAL_ROUNDS = 4          # two cards at a time, four times: eight each
@@ -97,15 +97,13 @@ def ready_discards(cards: list[str]) -> set[str]:
 
 
 class CherkiEngine(Engine):
-    name = "cherki"
-    min_seats = SEATS
-    max_seats = SEATS
+    # Bracket tables of three: one winner per table.
+    spec = GameSpec(name="cherki", label="Cherki", min_seats=SEATS, max_seats=SEATS,
+                    stake_kinds=("casual", "per_point"), bracket_size=SEATS)
 
     # ----- setup --------------------------------------------------------------------
     def new(self, seed: bytes, seats: int, options: dict | None = None) -> State:
-        if options is not None and not isinstance(options, dict):
-            raise ValueError("options must be a dict")
-        state = self._base_state(seed, seats, options)
+        state = self._base_state(seed, seats, self.normal_options(options, seats))
         state["first"] = fairness.first_player(self._seed(state), SEATS)
         state.update({
             "void_deals": 0,
@@ -243,7 +241,7 @@ class CherkiEngine(Engine):
         Every accepted move passes here after its own checks, so the clock is the last check before
         a change: a move stamped before the last logged one is refused (a replay of the log, a
         deadline or a leave's moment could otherwise run backwards)."""
-        last = self._last_move_ms(state)
+        last = state["last_move_ms"]
         if last is not None and now_ms < last:
             raise IllegalMove("time_backwards", "now_ms is earlier than the last move's: time never runs backwards.")
         new = dict(state)
@@ -433,7 +431,7 @@ class CherkiEngine(Engine):
             return None
         seat = state["turn"]
         if state["auto_turn"]:
-            return {"seat": seat, "since_ms": self._last_move_ms(state), "limit_ms": 0}
+            return {"seat": seat, "since_ms": state["last_move_ms"], "limit_ms": 0}
         if state["left"][seat]:
             return {"seat": seat, "since_ms": state["turn_since"], "limit_ms": 0}
         return {"seat": seat, "since_ms": state["turn_since"], "limit_ms": None}

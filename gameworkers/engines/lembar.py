@@ -4,6 +4,11 @@ Docs for clients: docs/rules/lembar.md (move formats, error codes, every reading
 
 Speed matters (random playouts, bots): ``apply`` copies the top-level dict and only the
 lists a move touches; card facts come from precomputed tables; no deepcopy per move.
+A play or a draw goes from ``apply`` straight to its handler, which inlines the helpers.
+The one copy that grows with the game is the move log's: the contract returns the whole
+log in a new state and leaves the argument's alone, and a Python list cannot share its
+storage, so each move copies the references (~1-3 ns each; the platform hands in an empty
+log, see docs/benchmarks/engines.md).
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import fairness
-from .base import Engine, Event, IllegalMove, Move, State, competition_ranks, require_dict
+from .base import Engine, Event, GameSpec, IllegalMove, Move, State, competition_ranks, require_dict
 
 DECK: tuple[str, ...] = fairness.LEMBAR_DECK
 MOTIFS: tuple[str, ...] = fairness.LEMBAR_MOTIFS
@@ -33,17 +38,19 @@ VALUE_OF: dict[str, int] = {
     c: 50 if c in WILDS else (int(c[1]) if c[1].isdigit() else 20) for c in CARD_SET
 }
 IS_NUMBER: dict[str, bool] = {c: (c not in WILDS and c[1].isdigit()) for c in CARD_SET}
+# What a played card does: None (a number or W: the next seat plays), "S", "R", "D" or "F".
+EFFECT_OF: dict[str, str | None] = {c: ("F" if c == "F" else None if c == "W" or IS_NUMBER[c] else c[1])
+                                    for c in CARD_SET}
 
 _PLAY_KEYS = frozenset({"type", "card", "motif", "call", "auto"})
 _AUTO_ONLY_KEYS = frozenset({"type", "auto"})
 _TYPE_ONLY = frozenset({"type"})
 _CATCH_KEYS = frozenset({"type", "target"})
-_NUMBER_SYMBOLS = frozenset(str(n) for n in range(10))
 
 
 def hand_value(hand: list[str]) -> int:
     """Penalty value of cards left in hand (number = its number, action 20, wild 50)."""
-    return sum(VALUE_OF[c] for c in hand)
+    return sum(map(VALUE_OF.__getitem__, hand))
 
 
 def canonical_sorted(cards: list[str]) -> list[str]:
@@ -96,35 +103,35 @@ def favourite_motif(hand: list[str]) -> str:
 
 
 class LembarEngine(Engine):
-    name = "lembar"
-    min_seats = 2
-    max_seats = 6
+    spec = GameSpec(name="lembar", label="Lembar", min_seats=2, max_seats=6, stake_kinds=("casual", "pot"))
 
     # A validated Lembar move is a flat dict of scalars, so a shallow copy is a full copy
     # (deepcopy per move was the engine's biggest cost).
     _copy_logged_move = staticmethod(dict)
 
     # ----- setup -----------------------------------------------------------------
-    def new(self, seed: bytes, seats: int, options: dict | None = None) -> State:
-        if options is not None and not isinstance(options, dict):
-            raise ValueError("options must be a dict")
-        opts = dict(options or {})
+    def normal_options(self, options: dict | None, seats: int) -> dict:
+        opts = super().normal_options(options, seats)
         turn_seconds = opts.get("turn_seconds", DEFAULT_TURN_SECONDS)
         if isinstance(turn_seconds, bool) or not isinstance(turn_seconds, int) or not 5 <= turn_seconds <= 600:
             raise ValueError("turn_seconds must be a whole number from 5 to 600")
+        return opts
+
+    def new(self, seed: bytes, seats: int, options: dict | None = None) -> State:
+        opts = self.normal_options(options, seats)
+        turn_seconds = opts.get("turn_seconds", DEFAULT_TURN_SECONDS)
         state = self._base_state(seed, seats, opts)
         seed_bytes = self._seed(state)
         stock = self._shuffle(state, 0, "kocok", list(DECK))
         first = fairness.first_player(seed_bytes, seats)
         state["first"] = first
         # Deal one card at a time, starting with the first player, in increasing seat order.
+        # (The k-th seat from the first gets every seats-th card from position k.)
+        dealt = HAND_SIZE * seats
         hands: list[list[str]] = [[] for _ in range(seats)]
-        pos = 0
-        for _ in range(HAND_SIZE):
-            for k in range(seats):
-                hands[(first + k) % seats].append(stock[pos])
-                pos += 1
-        stock = stock[pos:]
+        for k in range(seats):
+            hands[(first + k) % seats] = stock[k:dealt:seats]
+        stock = stock[dealt:]
         # The starter must be a number card; others go to the bottom of the stock.
         while not IS_NUMBER[stock[0]]:
             stock.append(stock.pop(0))
@@ -196,10 +203,10 @@ class LembarEngine(Engine):
             if drawn:
                 cards = [state["drawn"]]
             else:
-                # Inlined ``playable_cards`` (hot path): distinct playable codes in hand order.
+                # Inlined ``playable_cards`` (hot path): distinct playable codes in hand order
+                # (``filter`` runs no Python frame, unlike a comprehension).
                 motif = state["motif"]
-                ok = MATCH[motif][state["pile"][-1]]
-                cards = dict.fromkeys([c for c in hand if c in ok])
+                cards = dict.fromkeys(filter(MATCH[motif][state["pile"][-1]].__contains__, hand))
                 if "F" in cards and not MOTIF_CARDS[motif].isdisjoint(hand):
                     del cards["F"]
             append = moves.append
@@ -330,7 +337,7 @@ class LembarEngine(Engine):
                         for w in state["windows"]],
             "commitment": state["commitment"],
             "first": state["first"],
-            "moves_count": self._move_count(state),
+            "moves_count": state["move_count"],
             "deadline": self.deadline(state),
         }
         if mine:
@@ -359,17 +366,16 @@ class LembarEngine(Engine):
 
     # ----- moves -----------------------------------------------------------------
     def apply(self, state: State, seat: int | None, move: Move, *, now_ms: int) -> tuple[State, list[Event]]:
-        if type(move) is not dict or type(move.get("type")) is not str:
+        if type(move) is not dict or type(mtype := move.get("type")) is not str:
             require_dict(move)  # raises the standard "malformed" error
             raise IllegalMove("malformed", "A move must be a plain object.")
         if type(now_ms) is not int:
             raise IllegalMove("malformed", "now_ms must be a whole number.")
         if state["phase"] == "over":
             raise IllegalMove("game_over", "The game is over.")
-        last = state["last_move_ms"] if "last_move_ms" in state else self._last_move_ms(state)
+        last = state["last_move_ms"]
         if last is not None and now_ms < last:
             raise IllegalMove("time_backwards", "now_ms is earlier than the last step's: time never runs backwards.")
-        mtype = move["type"]
         auto = "auto" in move
         if auto and move["auto"] is not True:
             raise IllegalMove("malformed", "'auto' may only be true.")
@@ -388,6 +394,12 @@ class LembarEngine(Engine):
                 state = {**state, "windows": keep}
                 s, events = self._apply_seat(state, seat, move, mtype, now_ms, auto)
                 return s, [*({"type": "window_closed", "seat": t} for t in closed), *events]
+        # The two moves of almost every turn go straight to their handler (the same checks).
+        if mtype == "play":
+            if _PLAY_KEYS.issuperset(move):
+                return self._play(state, seat, move, now_ms, auto)
+        elif mtype == "draw" and _AUTO_ONLY_KEYS.issuperset(move):
+            return self._draw_move(state, seat, move, now_ms, auto)
         return self._apply_seat(state, seat, move, mtype, now_ms, auto)
 
     def _apply_seat(self, state: State, seat: int, move: Move, mtype: str, now_ms: int,
@@ -475,7 +487,8 @@ class LembarEngine(Engine):
                     raise IllegalMove("call_not_allowed",
                                       "Lembar! may be called only on a play that leaves one card.")
         current = state["motif"]
-        if card not in MATCH[current][state["pile"][-1]] or (
+        pile = state["pile"]
+        if card not in MATCH[current][pile[-1]] or (
                 card == "F" and not MOTIF_CARDS[current].isdisjoint(hand)):
             if card == "F":
                 raise IllegalMove("illegal_card", "Wild Draw Four only without a card of the current motif.")
@@ -483,12 +496,9 @@ class LembarEngine(Engine):
 
         # Hot path (random playouts): helpers inlined, lists copied only where written.
         s = dict(state)
-        try:  # inlined ``_log_move``
-            seq = s["move_count"] = state["move_count"] + 1
-        except KeyError:
-            seq = s["move_count"] = self._move_count(state) + 1
+        seq = s["move_count"] = state["move_count"] + 1  # inlined ``_log_move``
         s["last_move_ms"] = now_ms
-        s["moves"] = [*state["moves"], {"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms}]
+        s["moves"] = [*state["moves"], {"seq": seq, "seat": seat, "move": move.copy(), "now_ms": now_ms}]
         events: list[Event] = []
         if auto:
             counted = self._own_or_auto(s, state, seat, auto, events)
@@ -499,15 +509,16 @@ class LembarEngine(Engine):
         hands = s["hands"] = list(state["hands"])
         my_hand = hands[seat] = list(hand)
         my_hand.remove(card)
-        s["pile"] = [*state["pile"], card]
-        motif = motif if wild else MOTIF_OF[card]
+        s["pile"] = [*pile, card]
+        if not wild:
+            motif = MOTIF_OF[card]
         s["motif"] = motif
         s["passes"] = 0
         left = len(my_hand)
-        ev: Event = {"type": "play", "seat": seat, "card": card, "motif": motif, "left": left}
         if call:
-            ev["call"] = True
-        events.append(ev)
+            events.append({"type": "play", "seat": seat, "card": card, "motif": motif, "left": left, "call": True})
+        else:
+            events.append({"type": "play", "seat": seat, "card": card, "motif": motif, "left": left})
         if not left:
             self._finish(s, "win", seat, events)
             return s, events
@@ -523,23 +534,20 @@ class LembarEngine(Engine):
         nxt = (seat + d) % n
         while not active[nxt]:
             nxt = (nxt + d) % n
-        symbol = SYMBOL_OF[card]
-        if card == "F":
-            got = self._draw_into(s, state, nxt, 4, seq, events)
-            events.append({"type": "penalty", "seat": nxt, "count": got, "reason": "draw_four"})
-            turn = self._next(s, nxt)
-        elif symbol is None or symbol in _NUMBER_SYMBOLS:  # W or a number
+        effect = EFFECT_OF[card]
+        if effect is None:  # a number or W
             turn = nxt
-        elif symbol == "S" or (symbol == "R" and sum(active) == 2):
+        elif effect == "S" or (effect == "R" and sum(active) == 2):
             events.append({"type": "skip", "seat": nxt})
             turn = self._next(s, nxt)
-        elif symbol == "R":
+        elif effect == "R":
             s["direction"] = -d
             events.append({"type": "reverse", "direction": -d})
             turn = self._next(s, seat)
-        else:  # "D"
-            got = self._draw_into(s, state, nxt, 2, seq, events)
-            events.append({"type": "penalty", "seat": nxt, "count": got, "reason": "draw_two"})
+        else:  # "D" draw two, "F" wild draw four
+            got = self._draw_into(s, state, nxt, 2 if effect == "D" else 4, seq, events)
+            events.append({"type": "penalty", "seat": nxt, "count": got,
+                           "reason": "draw_two" if effect == "D" else "draw_four"})
             turn = self._next(s, nxt)
         s["turn"] = turn
         s["turn_since"] = now_ms
@@ -553,16 +561,14 @@ class LembarEngine(Engine):
 
     # --- draw
     def _draw_move(self, state: State, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[State, list[Event]]:
-        self._require_turn(state, seat)
+        if seat != state["turn"]:
+            raise IllegalMove("not_your_turn", "It is not your turn.")
         if state["phase"] != "play":
             raise IllegalMove("already_drawn", "You have already drawn this turn: play the drawn card or keep it.")
         s = dict(state)
-        try:  # inlined ``_log_move``
-            seq = s["move_count"] = state["move_count"] + 1
-        except KeyError:
-            seq = s["move_count"] = self._move_count(state) + 1
+        seq = s["move_count"] = state["move_count"] + 1  # inlined ``_log_move``
         s["last_move_ms"] = now_ms
-        s["moves"] = [*state["moves"], {"seq": seq, "seat": seat, "move": dict(move), "now_ms": now_ms}]
+        s["moves"] = [*state["moves"], {"seq": seq, "seat": seat, "move": move.copy(), "now_ms": now_ms}]
         events: list[Event] = []
         if auto:
             counted = self._own_or_auto(s, state, seat, auto, events)
@@ -592,15 +598,27 @@ class LembarEngine(Engine):
         else:
             hand = s["hands"][seat]
             card = hand[-1]
-            if MOTIF_OF[card] == s["motif"] or is_playable(card, s["pile"][-1], s["motif"], hand):
-                s["phase"] = "drawn"
+            motif = s["motif"]
+            if card in MATCH[motif][s["pile"][-1]] and (card != "F" or MOTIF_CARDS[motif].isdisjoint(hand)):
+                s["phase"] = "drawn"  # (``is_playable`` inlined)
                 s["drawn"] = card
                 # An automatic turn continues at once with the play of the drawn card.
                 s["auto_pending"] = auto
                 if auto:
                     s["turn_since"] = now_ms
                 return s, events
-            self._set_turn(s, self._next(s, seat), now_ms, events)
+            # Inlined ``_set_turn(s, self._next(s, seat), ...)``: the seat drawing is still in play,
+            # so the search stops at the latest there.
+            n, d, active = s["seats"], s["direction"], s["active"]
+            turn = (seat + d) % n
+            while not active[turn]:
+                turn = (turn + d) % n
+            s["turn"] = turn
+            s["turn_since"] = now_ms
+            s["phase"] = "play"
+            s["drawn"] = None
+            s["auto_pending"] = False
+            events.append({"type": "turn", "seat": turn})
         if counted:
             self._maybe_remove_after_timeout(s, state, seat, now_ms, events)
         return s, events
@@ -734,6 +752,28 @@ class LembarEngine(Engine):
 
     def _draw_into(self, s: State, old: State, seat: int, count: int, seq: int, events: list[Event]) -> int:
         """Move up to ``count`` stock cards to ``seat``'s hand, reshuffling the pile when empty."""
+        stock = s["stock"]
+        if len(stock) >= count:
+            # Enough on the stock (almost always): new lists, nothing copied twice.
+            s["stock"] = stock[count:]
+            hands = s["hands"]
+            if hands is old["hands"]:
+                hands = s["hands"] = list(hands)
+            hands[seat] = [*hands[seat], *stock[:count]]
+            got = count
+        else:
+            got = self._draw_slow(s, old, seat, count, seq, events)
+            if not got:
+                return 0
+        s["passes"] = 0
+        if s["calls"][seat] is not None:
+            # The hand grew: a new one-card spell will need its own call; the window closes.
+            _w(s, old, "calls")[seat] = None
+            s["windows"] = [w for w in s["windows"] if w["seat"] != seat]
+        return got
+
+    def _draw_slow(self, s: State, old: State, seat: int, count: int, seq: int, events: list[Event]) -> int:
+        """``_draw_into`` through a reshuffle of the pile (or until everything is in hands)."""
         stock = _w(s, old, "stock")
         hand = _whand(s, old, seat)
         got = 0
@@ -751,12 +791,6 @@ class LembarEngine(Engine):
             hand.extend(stock[:take])
             del stock[:take]
             got += take
-        if got:
-            s["passes"] = 0
-            if s["calls"][seat] is not None:
-                # The hand grew: a new one-card spell will need its own call; the window closes.
-                _w(s, old, "calls")[seat] = None
-                s["windows"] = [w for w in s["windows"] if w["seat"] != seat]
         return got
 
     def _remove(self, s: State, old: State, seat: int, reason: str, now_ms: int, events: list[Event]) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import fairness
-from .base import Engine, Event, IllegalMove, Move, State, copy_json, require_dict, require_int
+from .base import Engine, Event, GameSpec, IllegalMove, Move, State, copy_json, require_dict, require_int
 
 DECK: tuple[str, ...] = fairness.OTUZBIR_DECK
 
@@ -229,9 +229,16 @@ def ante_for(options: dict, level_hand: int) -> int:
 
 
 class OtuzbirEngine(Engine):
-    name = "otuzbir"
-    min_seats = 2
-    max_seats = 7
+    spec = GameSpec(name="otuzbir", label="31 (Otuz bir)", min_seats=2, max_seats=7,
+                    stake_kinds=("casual", "ante"), tournament="freezeout")
+
+    def normal_options(self, options: dict | None, seats: int) -> dict:
+        return _normal_options(options, seats)
+
+    def stake_options(self, *, stake_kind: str, stake: int, rake_bps: int) -> dict:
+        if stake_kind == "ante":
+            return {"ante": stake, "rake_bps": rake_bps}
+        return {"ante": 1, "rake_bps": 0}  # a free table plays for score: the pot is never raked
 
     # ----- setup ------------------------------------------------------------------
     def new(self, seed: bytes, seats: int, options: dict | None = None) -> State:
@@ -399,7 +406,7 @@ class OtuzbirEngine(Engine):
 
         # The clock is the last check before a change (an illegal move keeps its own code): a move
         # stamped before the last logged one is refused, as in Cherki and Lembar.
-        last = self._last_move_ms(state)
+        last = state["last_move_ms"]
         if last is not None and now_ms < last and self._rules(state) >= RULES:
             raise IllegalMove("time_backwards", "now_ms is earlier than the last move's: time never runs backwards.")
         st = self._fork(state)

@@ -9,21 +9,24 @@ from django.utils.translation import ngettext
 from accounts import services
 from accounts.forms import ThrottledAdminAuthenticationForm
 from accounts.models import User
+from audit.mixins import AuditedAdmin  # staff/active/superuser changes and actions are audited
 
 # The admin's own login is throttled as the site's is (same counters: issue 23 #2).
 admin.site.login_form = ThrottledAdminAuthenticationForm
 
 
 @admin.register(User)
-class UserAdmin(BaseUserAdmin):
+class UserAdmin(AuditedAdmin, BaseUserAdmin):
     list_display = ("username", "display_name", "is_bot", "bot_style", "is_staff", "is_active", "date_joined",
                     "signup_address", "accounts_from_address")
     list_filter = ("is_bot", "is_staff", "is_active")
     search_fields = (*BaseUserAdmin.search_fields, "signup_address")
-    readonly_fields = ("signup_address",)
+    readonly_fields = ("signup_address", "pending_email", "deleted_at")
     actions = ["clear_login_throttle"]
     fieldsets = (*BaseUserAdmin.fieldsets, ("Player", {"fields": (
-        "display_name", "preferred_language", "is_bot", "bot_style", "bot_description", "signup_address")}))
+        "display_name", "preferred_language", "is_bot", "bot_style", "bot_description", "signup_address",
+        # staff who set ``email`` by hand set or clear its verification here too (docs/accounts.md)
+        "email_verified_at", "pending_email", "deleted_at")}))
 
     def get_queryset(self, request):
         same_address = (User.objects.filter(signup_address=OuterRef("signup_address")).order_by()

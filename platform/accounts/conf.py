@@ -19,6 +19,15 @@ DEFAULTS: dict[str, int] = {
     # Accounts created per address within the window.
     "SIGNUP_THROTTLE_ATTEMPTS": 5,
     "SIGNUP_THROTTLE_WINDOW_S": 3600,
+    # Password-reset requests within the window: per e-mail address (past it nothing more is sent, and
+    # the page says the same as ever), and per client address (past it HTTP 429).
+    "PASSWORD_RESET_ATTEMPTS": 3,
+    "PASSWORD_RESET_ADDRESS_ATTEMPTS": 20,
+    "PASSWORD_RESET_WINDOW_S": 3600,
+    # Verification e-mails one account may ask for within the window, and how long a link stays valid.
+    "EMAIL_VERIFY_ATTEMPTS": 5,
+    "EMAIL_VERIFY_WINDOW_S": 3600,
+    "EMAIL_VERIFY_MAX_AGE_S": 3 * 24 * 3600,
 }
 
 

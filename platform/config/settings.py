@@ -92,7 +92,11 @@ INSTALLED_APPS = [
     "wallets",
     "matchmaking",
     "tournaments",
+    "arenas",  # timed arenas: paired again as soon as a game ends (docs/arenas.md)
+    "audit",  # the audit log of admin actions and the revenue report's permission (docs/operators.md)
+    "chat",  # table chat: players' and spectators' channels, mutes, reports (docs/protocol.md, "Chat")
     "core",
+    "live",  # the tuned live path (platform/live/__init__.py)
     "core.security",  # check --deploy warnings cardroom.W001-W004, the Content-Security-Policy middleware, staff TOTP
     "django_otp",
     "django_otp.plugins.otp_totp",
@@ -161,6 +165,17 @@ STAFF_REQUIRE_TOTP = env.bool("STAFF_REQUIRE_TOTP", default=False)
 OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="Cardroom")  # the name authenticator apps show
 OTP_ADMIN_HIDE_SENSITIVE_DATA = True  # no staff member sees another's TOTP secret in the admin
 
+# E-mail (password reset, address verification): printed to the console unless EMAIL_HOST names an
+# SMTP server (README.md); EMAIL_BACKEND overrides the choice (e.g. the file backend).
+EMAIL_HOST = env.str("EMAIL_HOST", default="")
+EMAIL_PORT = env.int("EMAIL_PORT", default=587)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=True)
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)  # a stuck SMTP server must not hold a request for ever
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST
+                        else "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Cardroom <noreply@localhost>")
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("id", "Bahasa Indonesia"), ("ms", "Bahasa Melayu"), ("tr", "Türkçe")]
@@ -194,9 +209,13 @@ CHANNEL_PREFIX = env.str("CHANNEL_PREFIX", default="") or (
     "cr" + hashlib.sha256(b"channel-prefix:" + SECRET_KEY.encode()).hexdigest()[:12])
 CHANNEL_LAYER_KEYS = env.list("CHANNEL_LAYER_KEYS", default=[]) or [
     hmac.new(SECRET_KEY.encode(), b"channel-layer-key", hashlib.sha256).hexdigest()]
+# Running tables' seeds are sealed in the row with these keys (rooms.seeds): a copy of the database alone
+# does not tell the deals to come. The first seals, all open (prepend a new key to rotate).
+SEED_KEYS = env.list("SEED_KEYS", default=[]) or [
+    hmac.new(SECRET_KEY.encode(), b"table-seed-key", hashlib.sha256).hexdigest()]
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "core.channel_layer.RedisPubSubChannelLayer",  # one retry after a Redis restart
+        "BACKEND": "live.channel_layer.RedisPubSubChannelLayer",  # one retry after a Redis restart
         "CONFIG": {"hosts": [REDIS_URL], "prefix": CHANNEL_PREFIX, "symmetric_encryption_keys": CHANNEL_LAYER_KEYS},
     }
 }
@@ -217,7 +236,7 @@ CELERY_DB_REUSE_MAX = 10_000  # see config.celery.keep_usable_database_connectio
 CELERY_TASK_IGNORE_RESULT = True  # nothing waits on a move's result; storing it was a Redis write per move
 CELERY_TASK_DEFAULT_QUEUE = "moves"
 CELERY_TASK_ROUTES = {"gameworkers.tasks.bot_*": {"queue": "bots"}}
-# Threads per ASGI process that apply its sockets' moves (rooms.move_pool), each with its own
+# Threads per ASGI process that apply its sockets' moves (live.move_pool), each with its own
 # database connection. Two keep a process's database round trips overlapping; more only fight over
 # the GIL and the cores once the machine is busy (docs/benchmarks.md: 4 collapsed under load that 2 held).
 MOVE_THREADS = env.int("MOVE_THREADS", default=2)
@@ -268,9 +287,8 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIN
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 # Content-Security-Policy on every response (core.security.csp; README.md "Security headers"): no inline
-# scripts. Views whose templates still carry an inline <script> are named here and allowed inline scripts
-# (only those) until the script moves to a static file.
-CSP_INLINE_SCRIPT_VIEWS = ["tournaments:detail"]
+# scripts. A view whose template had to carry an inline <script> would be named here (none does).
+CSP_INLINE_SCRIPT_VIEWS: list[str] = []
 SILENCED_SYSTEM_CHECKS = env.list("SILENCED_SYSTEM_CHECKS", default=[])
 
 LOGGING = {
@@ -286,7 +304,12 @@ LOGGING = {
 # The Mutiara and Kelereng of a new account's welcome grant come after its first finished game or
 # this many hours, whichever is first (Chip comes at once): docs/economy.md. 0: all at once.
 WELCOME_REAL_VALUE_DELAY_H = env.float("WELCOME_REAL_VALUE_DELAY_H", default=24.0)
+# ... and only once the player has verified an e-mail address (docs/accounts.md); off: no e-mail needed.
+WELCOME_REQUIRES_VERIFIED_EMAIL = env.bool("WELCOME_REQUIRES_VERIFIED_EMAIL", default=True)
 BOT_DELAY_MS = tuple(env.list("BOT_DELAY_MS", cast=int, default=[600, 1500]))
 # A bot turn not played this long after it came up (its task lost with a killed worker) is played by
 # the timer, as the bot's own move, not as an automatic one (rooms.services._set_deadline).
 BOT_RESCUE_S = env.float("BOT_RESCUE_S", default=BOT_DELAY_MS[1] / 1000 + 5)
+# A seated player whose connection is down when their time (turn timer and time bank) runs out gets this
+# many seconds more, once per turn, never taken from their time bank (docs/protocol.md). 0: none.
+RECONNECT_GRACE_S = env.int("RECONNECT_GRACE_S", default=15)

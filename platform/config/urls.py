@@ -16,6 +16,8 @@ urlpatterns = [
     path("api/", include("core.api_urls")),
     path("play/", include("matchmaking.urls")),
     path("tournaments/", include("tournaments.urls")),
+    path("arenas/", include("arenas.urls")),
+    path("api/arenas/", include("arenas.api_urls")),  # beside core.api_urls' /api/ (docs/arenas.md)
     path("", include("frontend.urls")),
 ]
 

@@ -31,11 +31,12 @@ class StrictIntegerField(serializers.IntegerField):
 class ApiError(exceptions.APIException):
     """Raise from a view with a stable code: ``raise ApiError("seat_taken", "...", status=409)``."""
 
-    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
+    def __init__(self, code: str, message: str, *, status: int = 400, details: dict | None = None) -> None:
         super().__init__(detail=message, code=code)
         self.status_code = status
         self.error_code = code
         self.message = message
+        self.details = dict(details or {})
 
 
 def _code_for(exc: exceptions.APIException) -> str:
@@ -67,7 +68,7 @@ def exception_handler(exc, context):
     # try/except of their own). Django's own 404 and 403 (get_object_or_404, PermissionDenied) get
     # the same {code, message} body; the code matches the site's JSON 404 (core.views.not_found).
     if isinstance(exc, ServiceError):
-        exc = ApiError(exc.code, exc.message, status=exc.status)
+        exc = ApiError(exc.code, exc.message, status=exc.status, details=exc.details)
     elif isinstance(exc, Http404):
         exc = ApiError("not_found", "There is nothing at this address.", status=404)
     elif isinstance(exc, PermissionDenied):
@@ -76,7 +77,7 @@ def exception_handler(exc, context):
     if response is None:
         return None
     if isinstance(exc, exceptions.APIException):
-        body = {"code": _code_for(exc), "message": _message_for(exc)}
+        body = {**getattr(exc, "details", {}), "code": _code_for(exc), "message": _message_for(exc)}
         if isinstance(exc.detail, dict):
             body["fields"] = exc.detail
         return Response(body, status=response.status_code, headers=dict(response.headers))

@@ -5,20 +5,10 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from gameworkers.engines import ENGINE_NAMES
+from gameworkers.engines import STAKE_KINDS, game_spec, game_specs, get_engine
 
-
-class Game(models.TextChoices):
-    LEMBAR = "lembar", "Lembar"
-    BALOOT = "baloot", "Baloot"
-    CHERKI = "cherki", "Cherki"
-    OTUZBIR = "otuzbir", "31 (Otuz bir)"
-
-
-assert set(Game.values) == set(ENGINE_NAMES)
-
-# Seats each game allows (rules of record).
-SEAT_RANGE = {"lembar": (2, 6), "baloot": (4, 4), "cherki": (3, 3), "otuzbir": (2, 7)}
+# One choice per registered engine, named by its spec (seats, stakes and the rest come from there too).
+Game = models.TextChoices("Game", [(spec.name.upper(), (spec.name, spec.label)) for spec in game_specs()])
 
 
 class Currency(models.TextChoices):
@@ -33,12 +23,12 @@ class StakeKind(models.TextChoices):
     PER_POINT = "per_point", _("Chip per point")  # Cherki
     ANTE = "ante", _("Chip ante per hand")  # 31
 
-ALLOWED_STAKES = {
-    "lembar": {StakeKind.CASUAL, StakeKind.POT},
-    "baloot": {StakeKind.CASUAL, StakeKind.POT},
-    "cherki": {StakeKind.CASUAL, StakeKind.PER_POINT},
-    "otuzbir": {StakeKind.CASUAL, StakeKind.ANTE},
-}
+
+assert set(StakeKind.values) == set(STAKE_KINDS)
+
+# The rake a new room takes when the operator leaves it empty (economy.md: "default 500 = 5% for pot
+# tables, 0 where the seed names none"; the Lembar seed's "bawaan 5%"). Existing rooms keep theirs.
+DEFAULT_RAKE_BPS = {StakeKind.POT: 500}
 
 
 class Room(models.Model):
@@ -54,9 +44,20 @@ class Room(models.Model):
     stake_kind = models.CharField(_("stake"), max_length=12, choices=StakeKind.choices, default=StakeKind.CASUAL)
     currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices, blank=True)
     stake = models.PositiveIntegerField(_("entry / value per point / ante"), default=0)
-    rake_bps = models.PositiveIntegerField(_("rake (basis points)"), default=0)
+    rake_bps = models.PositiveIntegerField(
+        _("rake (basis points)"), default=None, blank=True,
+        help_text=_("Basis points of each pot (500 = 5 per cent). Left empty, a new room takes the default: 500 on "
+                    "pot tables, 0 otherwise."))
     bots_only = models.BooleanField(_("you against bots"), default=False)
     fill_delay_seconds = models.PositiveIntegerField(_("bot fill delay (s)"), default=30)
+    time_bank_seconds = models.PositiveSmallIntegerField(
+        _("time bank per player (s)"), default=30,
+        help_text=_("Extra seconds each player may spend over the turn timer, in all, per game, before an "
+                    "automatic move is made for them (0: none)."))
+    spectator_delay_seconds = models.PositiveSmallIntegerField(
+        _("spectator delay (s)"), null=True, blank=True,
+        help_text=_("How far behind the play spectators watch. Empty: no delay at free tables, "
+                    "a short one at staked tables."))
     is_open = models.BooleanField(_("open"), default=True)
     position = models.PositiveSmallIntegerField(default=0)
 
@@ -74,9 +75,17 @@ class Room(models.Model):
     def __str__(self) -> str:
         return f"{self.get_game_display()} · {self.name}"
 
+    def save(self, *args, **kwargs) -> None:
+        if self.rake_bps is None:  # left empty: the default for the stake (DEFAULT_RAKE_BPS)
+            self.rake_bps = DEFAULT_RAKE_BPS.get(self.stake_kind, 0)
+        super().save(*args, **kwargs)
+
     def clean(self) -> None:
         errors: dict[str, str] = {}
-        low, high = SEAT_RANGE.get(self.game, (2, 7))
+        if self.game not in Game.values:
+            raise ValidationError({"game": _("Choose one of the games.")})
+        spec = game_spec(self.game)
+        low, high = spec.min_seats, spec.max_seats
         if self.seats is not None and not low <= self.seats <= high:
             errors["seats"] = _("%(game)s is played with %(low)s to %(high)s players.") % {
                 "game": self.get_game_display(), "low": low, "high": high}
@@ -84,7 +93,7 @@ class Room(models.Model):
             errors["min_seats"] = _("The minimum must lie between %(low)s and the seat count.") % {"low": low}
         if self.rake_bps is not None and not 0 <= self.rake_bps <= 10_000:
             errors["rake_bps"] = _("Rake is in basis points, from 0 to 10,000.")
-        if self.stake_kind not in ALLOWED_STAKES.get(self.game, set()):
+        if self.stake_kind not in spec.stake_kinds:
             errors["stake_kind"] = _("This stake does not exist for this game.")
         if self.stake_kind == StakeKind.CASUAL:
             if self.stake:
@@ -102,8 +111,30 @@ class Room(models.Model):
             # The rules revision is the engine's: new tables always play the current one, and only
             # an old table's stored options name an earlier one (so its proof still verifies).
             errors["options"] = _("The rules revision is not a room option; new tables play the current rules.")
+        elif self.seats is not None and low <= self.seats <= high:
+            try:  # the engine's own check, so a bad variant fails here and not when a table opens
+                get_engine(self.game).normal_options(self.options, self.seats)
+            except (TypeError, ValueError) as exc:
+                errors["options"] = _("These options are not valid for this game: %(reason)s") % {"reason": exc}
         if errors:
             raise ValidationError(errors)
+
+    STAKED_SPECTATOR_DELAY_S = 20  # spectators' delay at a staked table whose room leaves it empty
+
+    @property
+    def spectator_delay_s(self) -> int:
+        """How many seconds behind the play spectators watch (the one rule, docs/protocol.md): the room's
+        setting, or when it is empty none at a free table and ``STAKED_SPECTATOR_DELAY_S`` at a staked one,
+        so nobody watching can pass a player what happens in real time."""
+        if self.spectator_delay_seconds is not None:
+            return self.spectator_delay_seconds
+        return 0 if self.stake_kind == StakeKind.CASUAL else self.STAKED_SPECTATOR_DELAY_S
+
+    @property
+    def reconnect_grace_s(self) -> int:
+        """The grace a player whose connection drops gets at this room's tables (a deployment setting,
+        ``RECONNECT_GRACE_S``; read here so the rules panel can state it beside the time bank)."""
+        return settings.RECONNECT_GRACE_S
 
     @property
     def stake_label(self) -> str:
@@ -141,13 +172,14 @@ class Table(models.Model):
     ``version`` counts applied steps (+1 for every move and every system step, such as closing a
     Lembar catch window) and is the optimistic-concurrency token every move must carry. It is not
     the engine's move count (``state["move_count"]``, the moves numbered in the log and in
-    ``TableMove``), which skips system steps. ``seed_hex`` never leaves the server before the
-    table has ended.
+    ``TableMove``), which skips system steps. The seed never leaves the server before the table has
+    ended, and is kept sealed (``rooms.seeds``): ``seed_sealed`` in the row, no ``seed`` in a running
+    table's ``state`` (the move path hands the engine a state with the seed opened).
     """
 
     room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="tables")
     status = models.CharField(max_length=10, choices=TableStatus.choices, default=TableStatus.OPEN)
-    seed_hex = models.CharField(max_length=64)
+    seed_sealed = models.CharField(max_length=255)
     commitment = models.CharField(max_length=64)
     committed_at = models.DateTimeField()
     options = models.JSONField(default=dict, blank=True)  # the engine options this table runs with
@@ -192,6 +224,17 @@ class Table(models.Model):
     @property
     def ended(self) -> bool:
         return self.status in ENDED_STATUSES
+
+    @property
+    def seed(self) -> bytes:
+        """The seed, opened: for the engine on the move path and for the reveal once the table has ended."""
+        from rooms.seeds import unseal
+
+        return unseal(self.seed_sealed)
+
+    @property
+    def seed_hex(self) -> str:
+        return self.seed.hex()
 
 
 class SeatStatus(models.TextChoices):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from rooms.consumers import TableConsumer
+from live.consumers import TableConsumer
 
 websocket_urlpatterns = [
     path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import time
+
+from django.core.cache import cache
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from gameworkers.engines import get_engine
@@ -58,6 +62,52 @@ def watchable_table(*, table_id, user, invite_code: str | None = None) -> Table 
     return table
 
 
+def publicly_watchable() -> QuerySet[Table]:
+    """The tables anyone may watch (those ``may_watch`` admits for a visitor: not private). Every list of
+    tables shown to all starts here, so a private table never appears in one (the lobby's "Live now")."""
+    return Table.objects.filter(is_private=False)
+
+
+LIVE_TABLES_SCANNED = 60  # the newest running public tables "Live now" looks at
+LIVE_TABLES_PER_GAME = 6
+
+
+def live_tables(*, per_game: int = LIVE_TABLES_PER_GAME) -> list[dict]:
+    """The lobby's "Live now": running tables anyone may watch, by game (in the games' order, games with
+    none left out), the most watched first and then the newest; each with its room, stake, players (bots
+    marked), spectator count and spectators' delay. Nothing here is translated: one list serves every
+    lobby (frontend/static/frontend/js/live_now.js words it)."""
+    tables = [table for table in publicly_watchable().filter(status=TableStatus.RUNNING).select_related("room")
+              .order_by("-started_at", "-pk")[:LIVE_TABLES_SCANNED] if may_watch(table=table, user=None)]
+    counts = spectator_counts(table_ids=[table.pk for table in tables])
+    by_game: dict[str, list[dict]] = {}
+    for table in sorted(tables, key=lambda t: -counts.get(t.pk, 0)):  # stable: the newest first among equals
+        listed = by_game.setdefault(table.game, [])
+        if len(listed) < per_game:
+            listed.append(_live_entry(table, spectators=counts.get(table.pk, 0)))
+    return [{"game": game, "tables": by_game[game]} for game in Game.values if game in by_game]
+
+
+def _live_entry(table: Table, *, spectators: int) -> dict:
+    room = table.room
+    return {
+        "table": table.pk, "room": room.name, "seat_count": table.seat_count,
+        "stake": {"kind": room.stake_kind, "amount": room.stake, "currency": room.currency or None},
+        "players": [{"name": entry["player"], "bot": bool(entry["bot"])} for entry in table.seating
+                    if entry["status"] == SeatStatus.SEATED],
+        "spectators": spectators, "delay": room.spectator_delay_s,
+        "started_at": table.started_at.isoformat() if table.started_at else None,
+    }
+
+
+def spectator_counts(*, table_ids: list[int]) -> dict[int, int]:
+    """How many watch each table now, across every ASGI process (``live.relay.Watchers`` keeps the count
+    in Redis with an expiry: no database row per spectator)."""
+    from live import relay  # imported here: live.relay imports this app
+
+    return relay.spectator_counts(table_ids)
+
+
 def seats_public(table: Table) -> list[dict]:
     """The seats not stood up as every viewer sees them (from ``Table.seating``, kept by the services)."""
     return [{key: value for key, value in entry.items() if key != "user_id"} for entry in table.seating]
@@ -77,6 +127,57 @@ def seat_number_of(*, table: Table, user_id: int) -> int | None:
         if entry["user_id"] == user_id and entry["status"] == SeatStatus.SEATED:
             return entry["seat"]
     return None
+
+
+# ----- presence: whether a seated player's table socket is up (kept in the cache by the socket) -----
+# Two cache entries per (table, user): how many of the user's table sockets are open (changed only by the
+# cache's atomic increment and decrement, so a page reload's close and open never lose one another), and
+# when one of them last said it is alive (at open and every 20 s). A count above 0 counts only while that
+# is fresh (PRESENCE_FRESH_S): the sockets of an ASGI process that died without closing them stop counting.
+# An entry with nothing counted: the player dropped ("reconnecting…"); no entry: not known (never connected
+# here, or long gone), which gives no grace.
+ONLINE, DROPPED = "online", "dropped"
+PRESENCE_FRESH_S = 60
+
+
+def presence_keys(*, table_id: int, user_id: int) -> tuple[str, str]:
+    """The cache keys of the open-socket count and of the last time one was heard from (ms)."""
+    return f"presence:{table_id}:{user_id}:n", f"presence:{table_id}:{user_id}:seen"
+
+
+def presence_state(count, seen, *, now_ms: int | None = None) -> str | None:
+    """ONLINE, DROPPED or None (not known) for a stored count and last-heard time."""
+    if not isinstance(count, int):
+        return None
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    fresh = isinstance(seen, int) and now - seen < PRESENCE_FRESH_S * 1000
+    return ONLINE if count > 0 and fresh else DROPPED
+
+
+def presence(*, table_id: int, user_id: int) -> str | None:
+    """Whether the user's socket at the table is up (ONLINE), dropped (DROPPED) or not known (None)."""
+    keys = presence_keys(table_id=table_id, user_id=user_id)
+    try:
+        found = cache.get_many(list(keys))
+    except Exception:  # the cache is down: nobody is known to have dropped
+        return None
+    return presence_state(found.get(keys[0]), found.get(keys[1]))
+
+
+def away_seats(*, table: Table) -> list[int]:
+    """The seats of a running table whose player's connection dropped (one cache read): a snapshot frame's
+    ``away``; the socket's ``presence`` frames keep it current afterwards."""
+    if table.status != TableStatus.RUNNING:
+        return []
+    keys = {e["seat"]: presence_keys(table_id=table.pk, user_id=e["user_id"]) for e in table.seating
+            if e["status"] == SeatStatus.SEATED and not e["bot"]}
+    try:
+        found = cache.get_many([key for pair in keys.values() for key in pair])
+    except Exception:
+        return []
+    now = int(time.time() * 1000)
+    return sorted(seat for seat, (count, seen) in keys.items()
+                  if presence_state(found.get(count), found.get(seen), now_ms=now) == DROPPED)
 
 
 def move_log(*, table: Table) -> list[dict]:
@@ -197,10 +298,98 @@ def replay_frames(*, table: Table) -> list[dict]:
     engine = get_engine(table.game)
     log = move_log(table=table)
     # As tools/verify_proof.py: a log recorded under older numbering (Lembar) is replayed with it.
-    state = engine.replay_start(bytes.fromhex(table.seed_hex), table.state["seats"], table.state.get("options"), log)
+    state = engine.replay_start(table.seed, table.state["seats"], table.state.get("options"), log)
     frames = [{"seq": 0, "seat": None, "move": None, "view": engine.replay_view(state)}]
     for entry in log:
         state, _ = engine.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
         frames.append({"seq": entry["seq"], "seat": entry["seat"], "move": entry["move"],
                        "view": engine.replay_view(state)})
     return frames
+
+
+# ----- per-hand results and replays (docs/frontend.md, "Hands") ----------------------------------
+# The public event that closes a hand (a Baloot or Cherki deal, a 31 hand); Lembar is one game, so only
+# its `game_over` closes its one hand. A step that ends the table mid-hand (a forfeit) closes it too.
+HAND_END_KINDS: dict[str, frozenset[str]] = {
+    "baloot": frozenset({"deal_scored", "void_deal"}),
+    "cherki": frozenset({"deal_void", "win"}),
+    "otuzbir": frozenset({"hand_over"}),
+    "lembar": frozenset(),
+}
+
+
+def _hand_end_kinds(game: str) -> frozenset[str]:
+    return HAND_END_KINDS.get(game, frozenset()) | {"game_over"}
+
+
+def finished_hands(*, table: Table) -> list[dict]:
+    """The hands (deals) of the table that are over, numbered from 1, each with its closing public
+    events (what the result panel explains). Read from the public event log: no replay, no secret."""
+    kinds = _hand_end_kinds(table.game)
+    hands: list[dict] = []
+    last_version = None
+    for event in TableEvent.objects.filter(table=table, kind__in=kinds).order_by("seq"):
+        # One step may close a hand and end the table (deal_scored + game_over): one hand.
+        if hands and event.version == last_version:
+            hands[-1]["events"].append(_public_payload(table, event))
+            continue
+        last_version = event.version
+        hands.append({"hand": len(hands) + 1, "version": event.version, "events": [_public_payload(table, event)]})
+    return hands
+
+
+def _without_seed(value):
+    # The seed is revealed only when the table has ended; a running table's replay frames never carry it.
+    if isinstance(value, dict):
+        return {k: _without_seed(v) for k, v in value.items() if k != "seed"}
+    if isinstance(value, list):
+        return [_without_seed(v) for v in value]
+    return value
+
+
+def hand_replay(*, table: Table, hand: int) -> list[dict] | None:
+    """Every step of one finished hand with every card of THAT hand shown, or None when the hand is not
+    over (or does not exist). Available as soon as the hand ends, while the table may still run.
+
+    Why it is safe on a running table: the server re-plays the move log from its seed (the seed never
+    leaves the server), but only the frames of states inside the asked hand are kept. Every deal is an
+    independent shuffle of the seed (fairness.md), so the cards of a finished deal say nothing of a later
+    deal's order. The step that closes the hand has already dealt the next hand into its state: that
+    step's frame shows the view *before* it, with the closing step's public events (trick, scores,
+    showdown) beside it, never the state after it, unless the table is over with it."""
+    if table.state is None or isinstance(hand, bool) or not isinstance(hand, int) or hand < 1:
+        return None
+    ended = table.status in ENDED_STATUSES
+    if not ended and hand > len(finished_hands(table=table)):
+        return None
+    engine = get_engine(table.game)
+    kinds = _hand_end_kinds(table.game)
+    log = move_log(table=table)
+    state = engine.replay_start(bytes.fromhex(table.seed_hex), table.state["seats"], table.state.get("options"), log)
+    current = 1
+    frames: list[dict] = [{"seq": 0, "seat": None, "move": None, "view": engine.replay_view(state)}]
+    for entry in log:
+        before = state
+        state, events = engine.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
+        closes = any(e.get("type") in kinds for e in events)
+        if current == hand:
+            step = {"seq": entry["seq"], "seat": entry["seat"], "move": entry["move"]}
+            if closes:
+                over = engine.is_over(state)
+                frames.append({**step, "view": engine.replay_view(state if over else before), "end": True,
+                               "events": [e for e in events if e.get("type") != "deal" or over]})
+                break
+            frames.append({**step, "view": engine.replay_view(state)})
+        elif closes:
+            if engine.is_over(state):  # the step ended the table too: no hand follows
+                return None
+            current += 1
+            if current == hand:  # the first frame of the asked hand: the deal just made
+                frames = [{"seq": entry["seq"], "seat": None, "move": None, "view": engine.replay_view(state)}]
+        if current > hand:
+            break
+    else:
+        # The log ran out inside the hand: only an ended table (stopped mid-hand) may show it.
+        if current != hand or not ended:
+            return None
+    return frames if ended else _without_seed(frames)

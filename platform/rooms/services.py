@@ -7,24 +7,26 @@ same transaction; broadcasts and task enqueues are registered with ``transaction
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from gameworkers.engines import IllegalMove, fairness, get_engine
-from rooms import rows, selectors
+from live import rows
+from rooms import seeds, selectors, signals
 from rooms.errors import TableError
 from rooms.models import (
     ENDED_STATUSES,
     Room,
     Seat,
     SeatStatus,
-    StakeKind,
     StopReason,
     Table,
     TableEvent,
@@ -32,6 +34,8 @@ from rooms.models import (
 )
 from wallets import table_money
 from wallets.errors import WalletError
+
+log = logging.getLogger(__name__)
 
 MAX_AUTO_STEPS = 50  # bound on automatic moves applied in one deadline firing
 CLOCK_SLACK_MS = 50  # clocks of the timer host and this one may differ by a little
@@ -57,11 +61,9 @@ def _lock(table_id: int, *, actor_id: int | None = None) -> Table:
 
 def engine_options(room: Room) -> dict:
     """The engine options a table of this room runs with (variants plus stake where the engine needs it)."""
-    options = dict(room.options or {})
-    if room.game == "otuzbir":
-        options.setdefault("ante", room.stake if room.stake_kind == StakeKind.ANTE else 1)
-        options.setdefault("rake_bps", room.rake_bps if room.stake_kind == StakeKind.ANTE else 0)
-    return options
+    engine = get_engine(room.game)
+    return {**engine.stake_options(stake_kind=room.stake_kind, stake=room.stake, rake_bps=room.rake_bps),
+            **(room.options or {})}
 
 
 def _record(table: Table, kind: str, payload: dict) -> TableEvent:
@@ -93,8 +95,10 @@ def _after_commit_broadcast(table: Table, events: list[dict], *, seats_changed: 
 
 
 def _refresh_seating(table: Table) -> None:
-    """Recompute ``table.seating`` from the seat rows (the caller holds the row lock and saves the row)."""
-    table.seating = [_seating_entry(s) for s in
+    """Recompute ``table.seating`` from the seat rows (the caller holds the row lock and saves the row).
+    The clock's keys (time bank, grace) live only in the seating: they are carried over."""
+    clock = {e["user_id"]: {k: e[k] for k in CLOCK_KEYS if k in e} for e in table.seating}
+    table.seating = [{**_seating_entry(s), **clock.get(s.user_id, {})} for s in
                      table.seats.exclude(status=SeatStatus.STOOD).select_related("user").order_by("number")]
 
 
@@ -127,7 +131,7 @@ def table_open(*, room: Room, host=None, private: bool = False, seat_count: int 
     seed = fairness.new_seed()
     with transaction.atomic():
         table = Table.objects.create(
-            room=room, seed_hex=seed.hex(), commitment=fairness.commitment(seed),
+            room=room, seed_sealed=seeds.seal(seed), commitment=fairness.commitment(seed),
             committed_at=timezone.now(), options={**engine_options(room), **(options or {})}, host=host,
             is_private=private, invite_code=secrets.token_urlsafe(6) if private else "",
             seat_count=count,
@@ -274,15 +278,17 @@ def table_start(*, table_id: int, by=None) -> Table:
                 seat.save(update_fields=["number"])
         _refresh_seating(table)
         try:
-            state = engine.new(bytes.fromhex(table.seed_hex), len(seats), table.options)
+            state = engine.new(table.seed, len(seats), table.options)
         except ValueError as exc:
             raise TableError("bad_options", str(exc)) from exc
-        table.state = state
+        table.state = _at_rest(state, engine)
         table.status = TableStatus.RUNNING
         table.started_at = timezone.now()
         # One counter for the table's whole life: the start is one more change (never back to 0, so a
         # socket that saw the seating before the start still sees a newer version).
         table.version += 1
+        for entry in table.seating:  # each player's time bank for the whole game; bots have none
+            entry.update(bank_ms=0 if entry["bot"] else table.room.time_bank_seconds * 1000, grace=None)
         _set_deadline(table, engine)
         table.save()
         table_money.on_start(table=table)
@@ -347,6 +353,8 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
             due = engine.deadline(table.state)
             if due is not None and _due_ms(table, due) > now_ms() + CLOCK_SLACK_MS:
                 return False  # only the bot's rescue look (_set_deadline): its own turn timer still runs
+        elif _grace_if_dropped(table, engine):
+            return False  # the player's connection is down: the grace first, once per turn
         # How late the automatic move is, for the timer benchmarks and the fault harness.
         late_ms = now_ms() - int(table.deadline_at.timestamp() * 1000)
         _record(table, "timer", {"seat": table.deadline_seat, "late_ms": late_ms})
@@ -356,7 +364,7 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
             due = engine.deadline(table.state)
             if due is None or engine.is_over(table.state):
                 break
-            due_at = _due_ms(table, due)
+            due_at = _due_ms(table, due) + _overtime_ms(table, due)
             if due_at > now_ms() and events:
                 break
             seat = due["seat"]
@@ -381,18 +389,28 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
         return True
 
 
+def _at_rest(state: dict, engine) -> dict:
+    """The state as the row keeps it: a running game's without its seed (sealed in ``seed_sealed``, opened
+    for each step), an ended one's with it (revealed: views and proofs show it). ``state`` is a fresh dict."""
+    if not engine.is_over(state):
+        state.pop("seed", None)
+    return state
+
+
 def _apply(table: Table, engine, seat: int | None, move: dict, at: int) -> list[dict]:
     # Time never runs backwards (the engines refuse an earlier now_ms): a clock a little behind the
     # one that made the previous step (another host, a clock step) is taken as that step's time.
     last = table.state.get("last_move_ms") if isinstance(table.state, dict) else None
     if isinstance(last, int) and not isinstance(last, bool) and at < last:
         at = last
+    before = engine.deadline(table.state)  # whose clock ran: charged to its bank below
     try:
-        state, events = engine.apply(table.state, seat, move, now_ms=at)
+        state, events = engine.apply({**table.state, "seed": table.seed.hex()}, seat, move, now_ms=at)
     except IllegalMove as exc:
         raise TableError(exc.code, exc.message) from exc
     # The log entries this step appended go to their own rows; the row keeps a state without them.
-    table.state = {**state, "moves": []}
+    table.state = _at_rest({**state, "moves": []}, engine)
+    _charge_bank(table, engine, before, move, at)
     # The protocol's change counter: +1 per applied step. Not the engine's move count, which numbers
     # only moves (closing a Lembar catch window is a step the clients must see, but not a move).
     table.version += 1
@@ -469,14 +487,166 @@ def _is_bot_seat(table: Table, seat: int | None) -> bool:
                                     for e in table.seating)
 
 
-def _due_ms(table: Table, due: dict) -> int:
+def _turn_since(table: Table, due: dict) -> int:
+    """When the step's timer started (ms); with the seat, it names a turn (the bank's grace is per turn)."""
     since = due.get("since_ms")
-    if since is None:
-        since = int(table.started_at.timestamp() * 1000)
+    return int(table.started_at.timestamp() * 1000) if since is None else since
+
+
+def _due_ms(table: Table, due: dict) -> int:
+    """When the spec's timer of the step runs out (the engines' timers are the rules)."""
     limit = due.get("limit_ms")
     if limit is None:
         limit = table.room.turn_seconds * 1000
-    return since + limit
+    return _turn_since(table, due) + limit
+
+
+# ----- the clock beyond the spec's timer: time bank and reconnect grace ----------------------
+# docs/rules/*.md, "Time bank and reconnecting". The platform, not the engine, gives a seated human
+# more time: the deadline is the spec's timer plus what is left of the seat's bank (plus the grace, when
+# granted for this turn). Both live in the seat's ``Table.seating`` entry, which every move already
+# writes (no query of their own): ``bank_ms`` (what is left of the bank, charged when a turn ends) and
+# ``grace`` ([turn start ms, ms granted] or None).
+
+CLOCK_KEYS = ("bank_ms", "grace")
+
+
+def _clock_entry(table: Table, due: dict | None) -> dict | None:
+    """The seating entry of the seated human whose own time runs in ``due``: not a system step, a bot,
+    or a step due at once (``limit_ms`` 0: the rest of an automatic turn, a seat that left)."""
+    if due is None or due.get("seat") is None or due.get("limit_ms") == 0:
+        return None
+    entry = selectors.seating_entry(table=table, seat_number=due["seat"])
+    return entry if entry is not None and not entry["bot"] else None
+
+
+def _grace_ms(entry: dict, since: int) -> int:
+    grace = entry.get("grace")
+    return grace[1] if isinstance(grace, list) and len(grace) == 2 and grace[0] == since else 0
+
+
+def _overtime_ms(table: Table, due: dict | None) -> int:
+    """How far past the spec's timer the step's automatic move waits: the seat's bank and grace."""
+    entry = _clock_entry(table, due)
+    if entry is None:
+        return 0
+    return entry.get("bank_ms", 0) + _grace_ms(entry, _turn_since(table, due))
+
+
+def _charge_bank(table: Table, engine, before: dict | None, move: dict, at: int) -> None:
+    """After a step: if it ended the turn of the seat whose clock ran (``before``), take the time that
+    seat used beyond its timer (and its grace) from its bank; an automatic move spends what was left.
+    A turn that goes on (a Lembar draw keeps the turn's timer) is charged when it ends."""
+    entry = _clock_entry(table, before)
+    if entry is None:
+        return
+    since = _turn_since(table, before)
+    bank = entry.get("bank_ms", 0)
+    if isinstance(move, dict) and move.get("auto"):
+        used = bank  # the seat's time ran out, bank and all
+    else:
+        after = None if engine.is_over(table.state) else engine.deadline(table.state)
+        if (after is not None and after.get("seat") == before["seat"] and after.get("limit_ms") != 0
+                and _turn_since(table, after) == since):
+            return
+        used = min(bank, max(0, at - _due_ms(table, before) - _grace_ms(entry, since)))
+    if used or entry.get("grace") is not None:
+        entry["bank_ms"] = bank - used
+        entry["grace"] = None
+
+
+def _grace_if_dropped(table: Table, engine) -> bool:
+    """At the deadline of a seat whose player's connection is down (their socket dropped and has not come
+    back): the grace instead of the automatic move, if not given this turn yet."""
+    entry = _clock_entry(table, engine.deadline(table.state))
+    if entry is None or selectors.presence(table_id=table.pk, user_id=entry["user_id"]) != selectors.DROPPED:
+        return False
+    return _grant_grace(table, engine)
+
+
+def _grant_grace(table: Table, engine) -> bool:
+    """RECONNECT_GRACE_S more for the seat whose own time runs, once per turn (the caller holds the lock).
+    The version stays: nothing in the game changed, and a move in flight must not become stale. The
+    deadline becomes timer + grace + bank, and ``_charge_bank`` takes only time beyond timer + grace: the
+    grace counts as coming before the bank, so a player back within it keeps the bank it had."""
+    grace_ms = int(settings.RECONNECT_GRACE_S * 1000)
+    due = engine.deadline(table.state)
+    entry = _clock_entry(table, due)
+    if grace_ms <= 0 or entry is None:
+        return False
+    since = _turn_since(table, due)
+    if _grace_ms(entry, since):
+        return False
+    entry["grace"] = [since, grace_ms]
+    _set_deadline(table, engine)
+    # In the table's event log (moderation, the fault harness); the players see the new deadline, and the
+    # seat's "reconnecting…" from its presence.
+    _record(table, "grace", {"seat": entry["seat"], "grace_ms": grace_ms})
+    Table.objects.filter(pk=table.pk).update(seating=table.seating, deadline_at=table.deadline_at,
+                                             deadline_enqueued_at=None)
+    _after_commit_broadcast(table, [])
+    return True
+
+
+PRESENCE_KEEP_S = 6 * 3600  # how long a table remembers a user's sockets (a dropped one shows "reconnecting…")
+CONNECTION_CHANGES = ("open", "alive", "close")
+
+
+def table_connection(*, table_id: int, user_id: int, change: str) -> None:
+    """A table socket of a seated user opened (``change`` "open"), said it is alive ("alive", every 20 s),
+    or closed ("close"): counted in the cache (``selectors.presence``), where the timer looks when that
+    seat's time runs out (the grace, ``table_fire_deadline``). When the user's last socket closes at a
+    running table the others hear it (a ``presence`` frame: "reconnecting…"), and when one opens again
+    too. A drop itself changes no deadline: a page reload must not buy time."""
+    if change not in CONNECTION_CHANGES:
+        raise TableError("bad_connection_change", f"A connection change is one of {', '.join(CONNECTION_CHANGES)}.")
+    count_key, seen_key = selectors.presence_keys(table_id=table_id, user_id=user_id)
+    now = now_ms()
+    try:
+        if change == "alive":
+            cache.set(seen_key, now, PRESENCE_KEEP_S)
+            cache.touch(count_key, PRESENCE_KEEP_S)
+            return
+        found = cache.get_many([count_key, seen_key])
+        before = selectors.presence_state(found.get(count_key), found.get(seen_key), now_ms=now)
+        if change == "open":
+            cache.add(count_key, 0, PRESENCE_KEEP_S)
+            count = _cache_add_to(count_key, 1)
+            cache.set(seen_key, now, PRESENCE_KEEP_S)
+            seen = now
+        else:
+            count, seen = _cache_add_to(count_key, -1), found.get(seen_key)
+    except Exception:  # the cache is down: presence is a courtesy, never a reason to fail a socket
+        return
+    after = selectors.presence_state(count, seen, now_ms=now)
+    if before is None or before == after:
+        return  # nothing the others need to hear (a first connect is not a return)
+    seating = Table.objects.filter(pk=table_id, status=TableStatus.RUNNING).values_list("seating", flat=True).first()
+    seat = next((e["seat"] for e in seating or []
+                 if e["user_id"] == user_id and e["status"] == SeatStatus.SEATED and not e["bot"]), None)
+    if seat is None:
+        return
+    from rooms import broadcast
+
+    try:
+        broadcast.publish([(broadcast.all_group(table_id), {"type": "table.presence", "table": table_id,
+                                                            "seat": seat, "connected": after == selectors.ONLINE})])
+    except Exception:  # the layer is lossy by contract; a snapshot carries ``away`` again
+        log.warning("presence of table %s not sent", table_id, exc_info=True)
+
+
+def _cache_add_to(key: str, delta: int) -> int:
+    """The count after an atomic increment (never below 0); a count that expired starts again."""
+    try:
+        count = cache.incr(key, delta)
+    except ValueError:  # gone since it was read
+        count = max(0, delta)
+        cache.set(key, count, PRESENCE_KEEP_S)
+        return count
+    if count < 0:  # a close whose open was counted before the cache was emptied
+        cache.set(key, 0, PRESENCE_KEEP_S)
+        count = 0
+    return count
 
 
 def _set_deadline(table: Table, engine) -> None:
@@ -485,7 +655,7 @@ def _set_deadline(table: Table, engine) -> None:
         table.deadline_at = None
         table.deadline_seat = None
     else:
-        table.deadline_at = _ms_to_datetime(_due_ms(table, due))
+        table.deadline_at = _ms_to_datetime(_due_ms(table, due) + _overtime_ms(table, due))
         table.deadline_seat = due.get("seat")
         if _is_bot_seat(table, table.deadline_seat):
             # A bot's turn is queued as a task; one lost with a killed worker would otherwise wait for
@@ -510,10 +680,8 @@ def _after_commit_bots(table: Table, engine) -> None:
     table_id, version = table.pk, table.version
 
     def enqueue() -> None:
-        from gameworkers import tasks
-
         for number in bot_seats:
-            tasks.schedule_bot_turn(table_id, number, version)
+            signals.bot_turn_due.send(sender=Table, table_id=table_id, seat=number, version=version)
 
     transaction.on_commit(enqueue, robust=True)
 
@@ -534,8 +702,6 @@ def _finish_locked(table: Table, engine) -> None:
 
 
 def _notify_finished(table_id: int) -> None:
-    from rooms import signals
-
     signals.table_finished.send(sender=Table, table_id=table_id)
 
 

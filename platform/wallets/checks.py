@@ -54,7 +54,7 @@ def ledger_problems() -> list[str]:
         for account in by_table[table_id]:
             problems.append(f"table {table_id} has ended but its escrow {account.pk} holds {account.balance} "
                             f"{account.currency}")
-    # 6. The escrows of the apps built on the ledger (tournaments: docs/tournaments.md).
+    # 6. The escrows of the apps built on the ledger (tournaments: docs/tournaments.md; arenas: docs/arenas.md).
     for check in _app_checks:
         problems.extend(check())
     return problems

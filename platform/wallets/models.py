@@ -22,6 +22,7 @@ class AccountKind(models.TextChoices):
     PLAYER = "player", _("Player wallet")
     TABLE_ESCROW = "table", _("Table pot escrow")
     TOURNAMENT_ESCROW = "tournament", _("Tournament prize pool")
+    ARENA_ESCROW = "arena", _("Arena prize pool")  # owner_key "arena:<id>" (arenas/money.py)
     REVENUE = "revenue", _("Platform revenue")
     ISSUANCE = "issuance", _("Platform issuance")
 

@@ -227,15 +227,16 @@ def grant_welcome(*, user) -> LedgerTransaction | None:
     """The welcome grant from issuance, once per user (admin-configured amounts: a repeat after the
     amounts changed returns the first grant, it does not post the difference). Chip comes at once; the
     real-value currencies (Mutiara, Kelereng) come with it only for bots and when
-    ``WELCOME_REAL_VALUE_DELAY_H`` is 0, otherwise later (``grant_welcome_real``), so accounts made by
-    the dozen cannot feed their welcome Kelereng into a pot another account wins (economy.md)."""
+    ``WELCOME_REAL_VALUE_DELAY_H`` is 0 and no verified e-mail is required, otherwise later
+    (``grant_welcome_real``), so accounts made by the dozen cannot feed their welcome Kelereng into a
+    pot another account wins (economy.md)."""
     from django.conf import settings
 
     key = f"user:{user.pk}:welcome"
     granted = LedgerTransaction.objects.filter(key=key).first()
     if granted is not None:
         return granted
-    at_once = user.is_bot or settings.WELCOME_REAL_VALUE_DELAY_H <= 0
+    at_once = user.is_bot or (settings.WELCOME_REAL_VALUE_DELAY_H <= 0 and not welcome_real_waits_for_email(user=user))
     legs = _welcome_legs(WELCOME_FIELDS if at_once else [Currency.CHIP], user)
     for currency in Currency.values:
         wallet(user=user, currency=currency)  # every player has all three wallets, even at 0
@@ -244,30 +245,47 @@ def grant_welcome(*, user) -> LedgerTransaction | None:
     return post_transaction(key=key, legs=legs, memo="Welcome grant", kind=TxKind.WELCOME)
 
 
+def welcome_real_waits_for_email(*, user) -> bool:
+    """Whether the real-value welcome still waits for a verified e-mail address
+    (``WELCOME_REQUIRES_VERIFIED_EMAIL``; never for bots). No query: the flag is on the user row."""
+    from django.conf import settings
+
+    return (bool(settings.WELCOME_REQUIRES_VERIFIED_EMAIL) and not user.is_bot
+            and not getattr(user, "email_verified", False))
+
+
+def welcome_real_granted(*, user) -> bool:
+    """Whether the account already holds its welcome Mutiara and Kelereng (with the first grant or later)."""
+    # One query, asked at every finish and sit.
+    return Entry.objects.filter(transaction__key__in=[f"user:{user.pk}:welcome:real", f"user:{user.pk}:welcome"],
+                                account__kind=AccountKind.PLAYER, account__currency__in=REAL_VALUE).exists()
+
+
 def grant_welcome_real(*, user) -> LedgerTransaction | None:
     """The Mutiara and Kelereng of the welcome grant, once: after the account's first finished game
-    (``table_money.on_finish``) or once the delay has passed (``release_welcome_if_due``). None when
-    they were already granted (with the first grant or earlier here) or the amounts are 0."""
-    key = f"user:{user.pk}:welcome:real"
-    # One query, asked at every finish and sit: already granted, here or with the first grant?
-    if Entry.objects.filter(transaction__key__in=[key, f"user:{user.pk}:welcome"], account__kind=AccountKind.PLAYER,
-                            account__currency__in=REAL_VALUE).exists():
+    (``table_money.on_finish``) or once the delay has passed (``release_welcome_if_due``), and only
+    with a verified e-mail when that is required (the verification releases it then). None when they
+    were already granted (with the first grant or earlier here), still wait for the e-mail, or the
+    amounts are 0."""
+    if welcome_real_waits_for_email(user=user) or welcome_real_granted(user=user):
         return None
     legs = _welcome_legs(REAL_VALUE, user)
     if not legs:
         return None
-    return post_transaction(key=key, legs=legs, memo="Welcome grant (Mutiara and Kelereng)", kind=TxKind.WELCOME)
+    return post_transaction(key=f"user:{user.pk}:welcome:real", legs=legs,
+                            memo="Welcome grant (Mutiara and Kelereng)", kind=TxKind.WELCOME)
 
 
-def release_welcome_if_due(*, user) -> None:
-    """Grant the real-value welcome if the account is old enough (checked where money is first needed:
-    a sit, a tournament entry)."""
+def release_welcome_if_due(*, user, played: bool = False) -> None:
+    """Grant the real-value welcome if the account is old enough or ``played`` (the caller knows it
+    finished a game: an e-mail verified after the first game), checked where money is first needed (a
+    sit, a tournament entry) and when the e-mail is verified."""
     from django.conf import settings
     from django.utils import timezone
 
     if user.is_bot or getattr(user, "date_joined", None) is None:
         return
-    if timezone.now() - user.date_joined >= timedelta(hours=settings.WELCOME_REAL_VALUE_DELAY_H):
+    if played or timezone.now() - user.date_joined >= timedelta(hours=settings.WELCOME_REAL_VALUE_DELAY_H):
         grant_welcome_real(user=user)
 
 

@@ -370,3 +370,110 @@ def test_keyboard_play_keeps_focus_on_the_hand(page):
     _wait_until(page, f"window.cardroomTable.frame().version > {version}")
     page.wait_for_timeout(300)
     assert page.evaluate("document.activeElement.closest('#hand, #actions') !== null")
+
+
+# Before any page script: a stand-in Notification (records what would be shown; permission granted
+# when asked) and a document.hidden the test controls, both kept across a reload of the tab.
+ALERT_STUBS = """
+(() => {
+  const store = window.sessionStorage;
+  window.__notes = JSON.parse(store.getItem("test-notes") || "[]");
+  window.__asked = Number(store.getItem("test-asked") || 0);
+  const hidden = () => store.getItem("test-hidden") === "1";
+  Object.defineProperty(Document.prototype, "hidden", { configurable: true, get: hidden });
+  Object.defineProperty(Document.prototype, "visibilityState", { configurable: true,
+    get: () => (hidden() ? "hidden" : "visible") });
+  class TestNotification {
+    constructor(title, options) {
+      window.__notes.push({ title, body: options && options.body });
+      store.setItem("test-notes", JSON.stringify(window.__notes));
+    }
+    close() {}
+    static get permission() { return store.getItem("test-permission") || "default"; }
+    static async requestPermission() {
+      window.__asked += 1;
+      store.setItem("test-asked", String(window.__asked));
+      store.setItem("test-permission", "granted");
+      return "granted";
+    }
+  }
+  window.Notification = TestNotification;
+})();
+"""
+
+
+def test_turn_alerts_lembar_warning_and_play_again_after_bots(page):
+    """Sound and notification hooks fire on the player's turn (the notification only in a hidden tab,
+    after the player asked for them), the title flashes, the "hurry" alert fires near the deadline,
+    Lembar warns before the last timeout, and "Play again" stays hidden until the end and then opens a
+    new table with bots at once."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    user = user_create(username="tara", password=PASSWORD, display_name="Tara")
+    _bots(1)
+    room = _room("lembar", 2, "lembar-alerts", turn_seconds=20, stake_kind="pot", stake=10, currency="KEL")
+    with transaction.atomic():  # this player's turn, after two timeouts in a row, with 14 s left
+        table = services.play_with_bots(room=room, user=user)
+        table = Table.objects.select_for_update().get(pk=table.pk)
+        seat = table.seats.get(user=user).number
+        now_ms = int(time.time() * 1000)
+        table.state.update({"turn": seat, "phase": "play", "drawn": None, "auto_pending": False,
+                            "turn_since": now_ms, "windows": []})
+        table.state["timeouts"][seat] = 2
+        table.version += 1  # the bot turn queued by the start is stale now
+        table.deadline_at = timezone.now() + timezone.timedelta(seconds=14)
+        table.deadline_seat = seat
+        table.save()
+    login(page, "tara")
+    page.add_init_script(ALERT_STUBS)
+    page.goto(f"/tables/{table.pk}/")
+    page.wait_for_selector("#conn[data-state=connected]")
+    _wait_until(page, "window.cardroomTable.alerts().length > 0")
+    first = page.evaluate("window.cardroomTable.alerts()[0]")
+    assert first["kind"] == "turn" and first["notified"] is False  # a visible tab: sound only
+    assert page.evaluate("window.__asked") == 0  # never asked on page load
+    warning = page.locator("#turn-warning")
+    assert warning.is_visible() and "removed" in warning.inner_text() and "entry" in warning.inner_text()
+    assert not page.locator("#play-again").is_visible()  # hidden during the game (the CSS fix)
+    # Turn notifications: permission asked on the button; sounds off and on, remembered per user.
+    page.click("#notify-toggle")
+    page.wait_for_selector("#notify-toggle[data-state=on]")
+    assert page.evaluate("window.__asked") == 1
+    page.click("#sound-toggle")
+    assert page.get_attribute("#sound-toggle", "data-state") == "off"
+    assert page.evaluate(f"localStorage.getItem('cardroom:sound:{user.pk}')") == "off"
+    page.click("#sound-toggle")
+    # In a hidden tab: the notification, the flashing title and, after a click, the sounds.
+    page.evaluate("sessionStorage.setItem('test-hidden', '1')")
+    page.reload()
+    page.wait_for_selector("#conn[data-state=connected]")
+    _wait_until(page, "window.__notes.length > 0")
+    assert page.evaluate("window.__notes[0].title") == "Your turn!"
+    _wait_until(page, "document.title.startsWith('▶')")
+    page.click("#turn-line")  # a user gesture lets the page start audio
+    _wait_until(page, "window.cardroomTable.alerts().some((a) => a.kind === 'hurry')", timeout=14)
+    hurry = page.evaluate("window.cardroomTable.alerts().find((a) => a.kind === 'hurry')")
+    assert hurry["sound"] == "played" and hurry["hidden"] is True, hurry
+    # The third timeout removes the player: the log says so, and the game against the bot is over.
+    page.wait_for_selector("#result:not([hidden])", timeout=20_000)
+    _wait_until(page, "document.getElementById('log').textContent.includes('was removed')")
+    assert "the entry stays in the pot" in page.inner_text("#log")
+    page.evaluate("sessionStorage.setItem('test-hidden', '0'); document.dispatchEvent(new Event('visibilitychange'))")
+    _wait_until(page, "!document.title.startsWith('▶')")
+    # Reduced motion: the arrival animation is off.
+    page.emulate_media(reduced_motion="reduce")
+    animation = "(() => { const el = document.createElement('div'); el.className = 'fresh'; document.body.append(el);" \
+                " const a = getComputedStyle(el).animationName; el.remove(); return a; })()"
+    assert page.evaluate(animation) == "none"
+    page.emulate_media(reduced_motion="no-preference")
+    assert page.evaluate(animation) == "card-arrive"
+    # "Play again" after a game against bots only: a new table at once, not a 30 s queue.
+    again = page.locator("#play-again-bots button")
+    assert again.is_visible() and not page.locator("button[data-action=play-again]").is_visible()
+    screenshot(page, "lembar-play-again")
+    started = time.monotonic()
+    again.click()
+    page.wait_for_url(lambda url: "/tables/" in url and f"/tables/{table.pk}/" not in url, timeout=5_000)
+    assert time.monotonic() - started < 5
+    page.wait_for_selector("#hand .card-btn")

@@ -296,3 +296,62 @@ def test_lobby_lists_upcoming_tournaments_from_the_tournaments_app(client_in, ro
     cup = Tournament.objects.get(name="Sunday Cup")
     assert f'href="/tournaments/{cup.pk}/">Sunday Cup</a>' in section and "Old Cup" not in section
     assert 'href="/tournaments/"' in section
+
+
+def test_proof_page_offers_the_verification_tool_for_download(client_in, room, bots, player, tmp_path):
+    """The page tells players to run tools/verify_proof.py: the site serves that exact file, and a zip with
+    the rules engines it replays the move log through; the downloaded tool verifies a real proof."""
+    import io
+    import subprocess
+    import sys
+    import zipfile
+
+    table = services.play_with_bots(room=room, user=player)
+    services.table_stop(table_id=table.pk, reason="host", by=player)
+    page = client_in.get(f"/tables/{table.pk}/proof").content.decode()
+    assert 'href="/proof/verify_proof.py" download' in page and 'href="/proof/verify_proof.zip" download' in page
+    tool = client_in.get("/proof/verify_proof.py")
+    source = Path(__file__).resolve().parents[2] / "tools" / "verify_proof.py"
+    assert tool.status_code == 200 and tool["Content-Type"] == "text/x-python"
+    assert tool["Content-Disposition"] == 'attachment; filename="verify_proof.py"'
+    assert b"".join(tool.streaming_content) == source.read_bytes()
+    bundle = client_in.get("/proof/verify_proof.zip")
+    assert bundle["Content-Type"] == "application/zip" and "attachment" in bundle["Content-Disposition"]
+    with zipfile.ZipFile(io.BytesIO(bundle.content)) as archive:
+        names = archive.namelist()
+        assert archive.read("verify_proof/tools/verify_proof.py") == source.read_bytes()
+        assert "verify_proof/gameworkers/engines/lembar.py" in names
+        archive.extractall(tmp_path)
+    (tmp_path / "proof.json").write_bytes(client_in.get(f"/tables/{table.pk}/proof.json").content)
+    # Nothing of the project on the path: only what the archive holds (and the standard library).
+    run = subprocess.run([sys.executable, "-I", "verify_proof/tools/verify_proof.py", "proof.json"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0 and run.stdout.strip() == "OK", run.stdout + run.stderr
+
+
+def test_the_host_has_a_stop_button_where_the_rules_allow_it(client_in, room, bots, player):
+    from django.test import Client
+
+    client_in.post("/rooms/l/private/")
+    table = Table.objects.get()
+    assert 'data-action="stop"' in client_in.get(f"/tables/{table.pk}/").content.decode()
+    client = Client()
+    client.force_login(user_create(username="gus", password="pass-word-123"))
+    assert 'data-action="stop"' not in client.get(f"/tables/{table.pk}/?invite={table.invite_code}").content.decode()
+    refused = client.post(f"/tables/{table.pk}/stop/", {"invite": table.invite_code}, follow=True)
+    assert "Only the host can do that." in refused.content.decode()
+    client_in.post(f"/tables/{table.pk}/stop/")
+    table.refresh_from_db()
+    assert table.status == TableStatus.STOPPED and table.stop_reason == "host"
+    assert 'data-action="stop"' not in client_in.get(f"/tables/{table.pk}/").content.decode()
+
+
+def test_the_hosts_stop_of_a_started_staked_table_is_refused_with_the_services_reason(client_in, bots, player):
+    room = Room.objects.create(name="Pot", slug="pot", game="lembar", seats=2, min_seats=2, stake_kind="pot",
+                               currency="KEL", stake=10, rake_bps=500)
+    table = services.play_with_bots(room=room, user=player)
+    assert table.status == TableStatus.RUNNING
+    page = client_in.post(f"/tables/{table.pk}/stop/", follow=True).content.decode()
+    assert "A table with a stake cannot be stopped by its host once it has started." in page
+    table.refresh_from_db()
+    assert table.status == TableStatus.RUNNING

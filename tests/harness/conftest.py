@@ -9,7 +9,7 @@ import pytest
 def inline_moves(monkeypatch):
     """Moves from the consumer are applied by the real move pool and recorded; nothing goes to Celery."""
     from gameworkers import tasks
-    from rooms import consumers, move_pool
+    from live import consumers, move_pool
 
     applied: list[tuple] = []
     play = move_pool.play

@@ -182,7 +182,7 @@ finally:
 def test_the_first_socket_after_a_redis_restart_is_served():
     """Found by the fault harness (a handshake answered 500 after restart_redis): an ASGI process with no socket
     open while Redis restarts failed the next socket's connect (channels_redis SUBSCRIBE on the dead connection,
-    which redis-py's PubSub does not retry); core.channel_layer now tries such a call once more."""
+    which redis-py's PubSub does not retry); live.channel_layer now tries such a call once more."""
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed")
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL",)}

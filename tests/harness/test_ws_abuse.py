@@ -246,7 +246,7 @@ def test_logging_out_closes_the_users_sockets_and_only_theirs(inline_moves):
 def test_a_flood_of_moves_is_limited_without_touching_the_table(inline_moves, monkeypatch):
     """50 moves at once: the first burst is checked (stale), the rest refused with one frame; nothing
     changes. (Sustained floods closing the socket: tests/platform/core/test_websocket.py.)"""
-    from rooms import consumers
+    from live import consumers
 
     monkeypatch.setattr(consumers.TableConsumer, "rate_capacity", 8)
     monkeypatch.setattr(consumers.TableConsumer, "rate_per_second", 4.0)

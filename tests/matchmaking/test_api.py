@@ -32,6 +32,16 @@ def test_queue_over_rest(make_room, make_user):
     assert client.delete("/api/matchmaking/queue/").json()["code"] == "not_queued"
 
 
+def test_too_little_money_is_refused_at_once_over_rest(make_room, make_user):
+    room = make_room(game="lembar", stake_kind="pot", currency="KEL", stake=150)
+    r = _client(make_user()).post("/api/matchmaking/queue/", {"room": room.slug}, content_type="application/json")
+    body = r.json()
+    assert r.status_code == 402 and body["code"] == "insufficient_funds"
+    assert (body["currency"], body["needed"], body["balance"]) == ("KEL", 150, 100)
+    assert body["message"] and "Kelereng" in body["how"] and body["welcome_pending"] is False
+    assert not QueueEntry.objects.exists()
+
+
 @pytest.mark.parametrize("body,code", [
     ({}, "invalid"), ({"room": "no-such-room"}, "no_such_room"), ({"room": ["x"]}, "invalid"),
     ({"room": "x" * 500}, "invalid"), ({"room": "bad slug!"}, "invalid"),

@@ -136,18 +136,48 @@ def test_a_player_seated_at_an_open_table_of_the_room_cannot_queue(make_room, ma
     assert _codes(lambda: services.queue_join(room=room, user=user)) == "already_seated"
 
 
+def test_too_little_money_is_refused_at_once_with_what_is_needed(make_room, make_user):
+    """Issue 26: no wait for a table to form. Cherki at 1000 Chip a point needs 100,000 Chip to sit."""
+    room, user = make_room(game="cherki", stake_kind="per_point", currency="CHP", stake=1000), make_user()
+    with pytest.raises(QueueError) as info:
+        services.queue_join(room=room, user=user)
+    exc = info.value
+    assert (exc.code, exc.status) == ("insufficient_funds", 402)
+    assert exc.details["currency"] == "CHP" and exc.details["needed"] == 100_000 and exc.details["balance"] == 1000
+    assert "100000 Chip" in exc.message and "bailout" in exc.details["how"] and "500 Chip" in exc.details["how"]
+    assert not QueueEntry.objects.filter(user=user).exists()
+    # Enough money: the same player queues in a room they can afford.
+    assert services.queue_join(room=make_room(game="cherki", stake_kind="per_point", currency="CHP", stake=10),
+                               user=user).status == EntryStatus.WAITING
+
+
+@pytest.mark.parametrize(("game", "stake_kind", "currency", "stake", "needed"), [
+    ("lembar", "pot", "KEL", 150, 150), ("lembar", "pot", "MUT", 101, 101), ("otuzbir", "ante", "CHP", 1001, 1001)])
+def test_every_staked_room_refuses_at_once(make_room, make_user, game, stake_kind, currency, stake, needed):
+    room = make_room(game=game, stake_kind=stake_kind, currency=currency, stake=stake)
+    with pytest.raises(QueueError) as info:
+        services.queue_join(room=room, user=make_user())
+    assert info.value.code == "insufficient_funds" and info.value.details["needed"] == needed
+
+
 def test_money_refusal_refuses_that_entry_and_the_others_keep_waiting(make_room, make_user, bots):
-    # Cherki at 1000 Chip a point needs 100,000 Chip to sit: the wallet refuses (insufficient_funds).
-    room = make_room(game="cherki", stake_kind="per_point", currency="CHP", stake=1000)
+    # The balance dropped while waiting (spent elsewhere): the seating refuses that entry (insufficient_funds).
+    from wallets import services as wallet_services
+
+    room = make_room(game="cherki", stake_kind="per_point", currency="CHP", stake=10)
     players = [make_user() for _ in range(3)]
     for p in players:
         services.queue_join(room=room, user=p)
+    wallet_services.transfer(key="spent-elsewhere", source=wallet_services.wallet(user=players[0], currency="CHP"),
+                             target=wallet_services.revenue(currency="CHP"), amount=500)
     [match] = run_matcher()
     assert match.status == MatchStatus.FAILED
     first = QueueEntry.objects.get(user=players[0])
     assert first.status == EntryStatus.REFUSED and first.error_code == "insufficient_funds"
     frame = selectors.queue_frame(entry=first)
     assert frame["status"] == "refused" and frame["code"] == "insufficient_funds" and frame["message"]
+    # The refused frame (pushed on the queue socket) says how much is missing, like the REST refusal.
+    assert (frame["currency"], frame["needed"], frame["balance"]) == ("CHP", 1000, 500)
     rest = QueueEntry.objects.filter(user__in=players[1:])
     assert {e.status for e in rest} == {EntryStatus.WAITING} and all(e.match_id is None for e in rest)
     assert not Seat.objects.filter(user__in=players).exclude(status=SeatStatus.STOOD).exists()

@@ -50,7 +50,9 @@ def make_tournament(room):
     from tournaments import services
 
     def make(**kw):
-        fields = {"name": "Freezeout", "room": room, "starts_at": timezone.now() + timedelta(hours=1)}
+        # No pause between hands unless a test asks: the tests deal hands themselves (test_pause.py).
+        fields = {"name": "Freezeout", "room": room, "starts_at": timezone.now() + timedelta(hours=1),
+                  "hand_pause_seconds": 0}
         fields.update(kw)
         return services.tournament_create(**fields)
 
@@ -67,6 +69,7 @@ def quiet(monkeypatch):
     monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
     monkeypatch.setattr(tasks.fire_deadline, "delay", lambda *a, **k: None)
     monkeypatch.setattr(t_tasks, "enqueue_advance", lambda *a, **k: None)
+    monkeypatch.setattr(t_tasks, "enqueue_deal", lambda *a, **k: None)
     monkeypatch.setattr(broadcast, "tournament_changed", lambda *a, **k: None)
 
 
@@ -106,8 +109,11 @@ def play_table(table_id: int, rng: random.Random) -> None:
 def play_round(tournament_id: int, rng: random.Random) -> None:
     from rooms.models import TableStatus
     from tournaments import services
-    from tournaments.models import TournamentTable
+    from tournaments.models import Tournament, TournamentTable
 
     for tt in TournamentTable.objects.filter(tournament_id=tournament_id, table__status=TableStatus.RUNNING):
         play_table(tt.table_id, rng)
     services.advance(tournament_id=tournament_id)
+    due = Tournament.objects.filter(pk=tournament_id).values_list("next_deal_at", flat=True).first()
+    if due is not None:  # the pause between hands: deal as the timer would once it is over
+        services.deal(tournament_id=tournament_id, now=due)

@@ -71,7 +71,7 @@ def test_pages_show_level_next_ante_and_bracket(client, make_tournament, make_bo
     text = page.content.decode()
     assert "Next ante" in text and t.name in text
     level = selectors.level_of(tournament=t)
-    assert level == {"hand": 0, "ante": 1, "next_ante": 2, "hands_to_next": 5}
+    assert level == {"by": "hands", "hand": 0, "level": 1, "ante": 1, "next_ante": 2, "hands_to_next": 5}
     snapshot = selectors.live_snapshot(tournament_id=t.pk)
     assert len(snapshot["tables"]) == 2 and sum(tb["players"] for tb in snapshot["tables"]) == 9
     assert client.get(reverse("tournaments:bracket", args=[t.pk])).status_code == 200

@@ -8,16 +8,24 @@ from hypothesis import strategies as st
 
 from gameworkers.engines.otuzbir import ante_for
 from tournaments.logic import (
+    DEFAULT_ROWS,
+    WHOLE,
     Bust,
     LogicError,
     TableState,
     balance,
     bracket_rounds,
+    check_rows,
     first_round,
+    format_percent,
     next_round,
+    parse_percents,
     pass_ebe,
+    payout_percents,
+    prize_split,
     prize_table,
     rank_busts,
+    seat_late,
     seat_players,
     split_places,
     tables_needed,
@@ -196,3 +204,57 @@ def test_brackets_always_reach_one_final_table(n, game):
         winners = [t[0] for t in tables]
         rounds += 1
     assert rounds == bracket_rounds(n, k)
+
+
+# ----- payout structures (issue 24) ---------------------------------------------------------------------
+
+def test_percentages_are_whole_or_two_decimals_and_add_up_to_100():
+    assert parse_percents("70, 30") == [7_000, 3_000]
+    assert parse_percents("33.34; 33.33, 33.33 %") == [3_334, 3_333, 3_333]
+    assert [format_percent(p) for p in (7_000, 3_333, 1_250)] == ["70", "33.33", "12.5"]
+    for text, code in [("70, 20", "bad_sum"), ("50.005, 49.995", "bad_percent"), ("30, 70", "bad_order"),
+                       ("-10, 110", "bad_percent"), ("NaN", "bad_percent"), (" , ", "no_percents")]:
+        with pytest.raises(LogicError) as err:
+            parse_percents(text)
+        assert err.value.code == code
+
+
+def test_the_row_for_the_entrant_count_applies():
+    rows = [(1, [WHOLE]), (5, [5_000, 3_000, 2_000]), (4, [7_000, 3_000])]
+    assert [len(payout_percents(rows=rows, entrants=n)) for n in (0, 1, 3, 4, 5, 99)] == [1, 1, 1, 2, 3, 3]
+    assert payout_percents(rows=[], entrants=10) == [WHOLE]
+    assert prize_table(pool=600, entrants=30) == prize_table(pool=600, entrants=30, rows=DEFAULT_ROWS)
+    for rows, code in [([(3, [WHOLE])], "no_small_row"), ([(1, [WHOLE]), (1, [WHOLE])], "duplicate_row"),
+                       ([(2, [4_000, 3_000, 3_000])], "too_many_places"), ([(1, [9_000])], "bad_sum")]:
+        with pytest.raises(LogicError) as err:
+            check_rows(rows)
+        assert err.value.code == code
+
+
+percents_st = st.lists(st.integers(1, 5_000), min_size=1, max_size=9).map(
+    lambda xs: sorted([*xs[:-1], WHOLE - sum(xs[:-1])], reverse=True) if sum(xs[:-1]) < WHOLE else [WHOLE])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pool=st.integers(0, 10**7), percents=percents_st, data=st.data())
+def test_prizes_always_add_up_to_the_pool_whatever_the_ties(pool, percents, data):
+    prizes = prize_split(pool=pool, percents=percents)
+    assert sum(prizes) == pool and prizes[0] == max(prizes)  # the rounding remainder goes to the best place
+    assert all(p == pool * q // WHOLE for p, q in zip(prizes[1:], percents[1:], strict=True))
+    # any finishing order with ties (competition ranks): everything is paid, nobody twice
+    n = data.draw(st.integers(len(prizes), 40))
+    scores = data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    places = {p: 1 + sum(1 for other in scores if other > scores[p]) for p in range(n)}
+    paid = split_places(places=places, prizes=prizes, seats={p: (p * 7) % n for p in range(n)})
+    assert sum(paid.values()) == pool
+
+
+def test_late_entrants_take_a_free_seat_or_a_new_table_at_the_highest_hand_count():
+    tables = [TableState(1, [1, 2, 3], 6), TableState(2, [4, 5], 8)]
+    seated = seat_late(tables, [10, 11, 12], seats=3, next_id=3)
+    assert [t.players for t in seated] == [[1, 2, 3], [4, 5, 10], [11, 12]]
+    assert seated[2].id == 3 and seated[2].hands == 8 and tables[1].players == [4, 5]  # inputs untouched
+    evened = balance(seated, seats=3)
+    assert sorted(len(t.players) for t in evened.tables) == [2, 3, 3]
+    with pytest.raises(LogicError):
+        seat_late(tables, [1], seats=3, next_id=3)

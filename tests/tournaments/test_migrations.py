@@ -32,7 +32,7 @@ def test_backfill_takes_each_entrys_payment_from_its_ledger_posting():
         Account = apps.get_model("wallets", "Account")
         Tx = apps.get_model("wallets", "LedgerTransaction")
         Leg = apps.get_model("wallets", "Entry")
-        room = Room.objects.create(name="31", slug="t-mig-31", game="otuzbir", seats=7, min_seats=2)
+        room = Room.objects.create(name="31", slug="t-mig-31", game="otuzbir", seats=7, min_seats=2, rake_bps=0)
         from django.utils import timezone
 
         t = Tournament.objects.create(name="Edited", room=room, starts_at=timezone.now(), entry_fee=50,

@@ -9,7 +9,6 @@ import pytest
 
 from gameworkers.engines import IllegalMove, fairness, get_engine
 from gameworkers.engines.baloot import (
-    _declaration_problem,
     candidate_projects,
     hand_sorted,
     hokum_game_points,
@@ -17,6 +16,7 @@ from gameworkers.engines.baloot import (
     sawa_possible,
     sun_game_points,
 )
+from gameworkers.engines.baloot_projects import declaration_problem
 
 E = get_engine("baloot")
 SEED = bytes(range(32))
@@ -508,8 +508,8 @@ def test_declaration_validation():
 def test_at_most_two_of_a_type():
     # With 8 cards three projects of one type cannot be held, so the cap is checked on the rule itself.
     siras = [{"kind": "sira", "cards": [s + "7", s + "8", s + "9"]} for s in "SHD"]
-    assert _declaration_problem(siras[:2]) is None
-    assert _declaration_problem(siras) == "The same project type counts at most twice."
+    assert declaration_problem(siras[:2]) is None
+    assert declaration_problem(siras) == "The same project type counts at most twice."
     cands = candidate_projects(["S7", "S8", "S9", "ST", "H7", "H8", "H9", "HT"], True)
     assert {"kind": "fifty", "cards": ["S7", "S8", "S9", "ST"]} in cands[-1] or any(
         len(c) == 2 and all(x["kind"] == "fifty" for x in c) for c in cands)

@@ -75,6 +75,16 @@ def test_published_vector_and_deal_order():
     assert s["turn_since"] is None and E.deadline(s) == {"seat": first, "since_ms": None, "limit_ms": None}
 
 
+@pytest.mark.parametrize("seats", range(2, 7))
+def test_deal_order_for_every_table_size(seats):
+    s = E.new(SEED, seats)
+    order = fairness.shuffle(SEED, 0, "kocok", list(DECK))
+    first = fairness.draw(SEED, "0:giliran-awal", seats)
+    for k in range(seats):  # round r gives the k-th seat from the first the card at r * seats + k
+        assert s["hands"][(first + k) % seats] == [order[r * seats + k] for r in range(7)]
+    assert Counter(E.all_cards(s)) == Counter(DECK)
+
+
 def test_starter_must_be_a_number_card():
     seed = bytes([4]) * 32  # searched: after a 2-seat deal the stock starts PD, KD, M3
     order = fairness.shuffle(seed, 0, "kocok", list(DECK))
@@ -238,6 +248,20 @@ def test_draw_takes_what_there_is():
     s1, ev = play(s, 0, {"type": "play", "card": "KD"})
     assert s1["hands"][1] == ["M1", "K3"] and s1["pile"] == ["KD"] and s1["stock"] == []
     assert {"type": "penalty", "seat": 1, "count": 1, "reason": "draw_two"} in ev
+
+
+def test_a_penalty_that_finds_nothing_to_draw_leaves_the_passes_counting():
+    """Everything is in hands (no stock, the pile only its top): a caught player takes nothing, so
+    the count of turns that found nothing to draw goes on; the window closes all the same."""
+    s = build([["P9"], ["M2", "M3"], ["T1", "T2"]], ["K3"], stock=[], turn=2)
+    s["calls"][0] = "missing"
+    s["windows"] = [{"seat": 0, "since": 1000}]
+    s["passes"] = 1
+    s1, ev = play(s, 1, {"type": "catch", "target": 0}, now=2000)
+    assert ev == [{"type": "catch", "seat": 1, "target": 0},
+                  {"type": "penalty", "seat": 0, "count": 0, "reason": "caught"}]
+    assert s1["passes"] == 1 and s1["hands"][0] == ["P9"] and s1["stock"] == [] and s1["pile"] == ["K3"]
+    assert s1["windows"] == [] and s1["calls"][0] is None and s1["turn"] == 2
 
 
 def test_a_full_cycle_of_passes_ends_the_game_and_equal_values_share_first():

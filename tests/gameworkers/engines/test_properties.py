@@ -313,32 +313,3 @@ def test_rules_never_read_the_move_log_every_seat_count(game):
     for k, seats in enumerate(SEAT_CHOICES[game]):
         for leave_rate in (0.0, 0.01):
             play_with_and_without_log(game, bytes([k + 1] * 32), seats, 1000 + k, leave_rate)
-
-
-@pytest.mark.parametrize("game", GAMES)
-def test_states_saved_before_the_move_counter_go_on_with_the_same_numbers(game):
-    engine = get_engine(game)
-    seats = SEAT_CHOICES[game][0]
-    rng = random.Random(7)
-    state = engine.new(bytes(range(32)), seats)
-    for _ in range(12):
-        seat = engine.to_act(state)[0]
-        state, _ = engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)), now_ms=100)
-        if engine.is_over(state):
-            break
-    old = _without_log(state)
-    del old["move_count"], old["last_move_ms"]
-    old["moves"] = copy.deepcopy(state["moves"])  # an old row: the whole log, no counter
-    assert engine.view(old, 0) == engine.view(state, 0)
-    assert engine.deadline(old) == engine.deadline(state)
-    if not engine.is_over(state):
-        seat = engine.to_act(state)[0]
-        move = engine.legal_moves(state, seat)[0]
-        a, _ = engine.apply(state, seat, move, now_ms=200)
-        b, _ = engine.apply(old, seat, move, now_ms=200)
-        assert a == b and b["move_count"] == len(b["moves"]) == len(state["moves"]) + 1
-    # A row migrated before the counter: log moved out, count kept, no last_move_ms.
-    migrated = {**old, "moves": [], "move_count": len(state["moves"])}
-    assert engine.to_act(migrated) == engine.to_act(state)
-    engine.deadline(migrated)  # never a KeyError
-    engine.view(migrated, None)

@@ -16,7 +16,8 @@ from accounts import services
 from accounts.services import user_create
 from config.asgi import application
 from gameworkers.engines import get_engine
-from rooms import broadcast, move_pool
+from live import move_pool
+from rooms import broadcast
 from rooms import services as rooms_services
 from rooms.errors import TableError
 from rooms.models import Room, Table

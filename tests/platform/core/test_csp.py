@@ -138,10 +138,7 @@ def test_every_page_carries_the_policy(client, site, who):
             got = directives(response[csp.HEADER])
             assert got["frame-ancestors"] == ["'none'"] and got["default-src"] == ["'self'"]
             view = getattr(response.wsgi_request.resolver_match, "view_name", None)
-            if view in ("tournaments:detail",):
-                assert "'unsafe-inline'" in got["script-src"], path
-            else:
-                assert got["script-src"] == ["'self'"], (path, view)
+            assert got["script-src"] == ["'self'"], (path, view)  # no view allows inline scripts
     assert seen_html >= (10 if who == "anonymous" else 40)
     pages = ["/tournaments/", "/tournaments/{pk}/", "/api/docs/"]
     pages += (["/accounts/login/", "/accounts/signup/"] if who == "anonymous" else
@@ -167,8 +164,8 @@ def test_only_django_technical_error_pages_relax_it_with_debug_on(client, db, se
 
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)(?![^>]*type=\"application/json\")[^>]*>", re.I)
 INLINE_HANDLER = re.compile(r"<[^>]*\son[a-z]+\s*=", re.I)
-# Templates still carrying an inline script, each for a view in settings.CSP_INLINE_SCRIPT_VIEWS.
-KNOWN_INLINE = {"tournaments/templates/tournaments/detail.html"}
+# Templates carrying an inline script, each for a view in settings.CSP_INLINE_SCRIPT_VIEWS (none).
+KNOWN_INLINE: set[str] = set()
 
 
 def test_no_template_has_inline_scripts_or_event_handlers(settings):
@@ -181,7 +178,7 @@ def test_no_template_has_inline_scripts_or_event_handlers(settings):
         if INLINE_SCRIPT.search(text) or INLINE_HANDLER.search(text):
             offenders.append(rel)
     assert not offenders, f"inline scripts or on*= handlers (blocked by the CSP): {offenders}"
-    assert settings.CSP_INLINE_SCRIPT_VIEWS == ["tournaments:detail"]
+    assert settings.CSP_INLINE_SCRIPT_VIEWS == []
 
 
 def test_the_language_selector_is_wired_by_a_static_script(client, db):

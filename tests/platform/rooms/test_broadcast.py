@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from channels.layers import get_channel_layer
 
+from live import transport
 from rooms import broadcast
 
 TABLE = 987_654_321  # no real table: pub/sub channels are shared by every Redis database
@@ -41,11 +42,11 @@ def test_publish_sends_every_message_in_order():
 def test_publish_replaces_a_connection_that_broke():
     def publish_after_the_connection_was_killed():
         broadcast.publish([(broadcast.all_group(TABLE), {"type": "table.state", "table": TABLE, "version": 1})])
-        conn = broadcast._checkout()
+        conn = transport._checkout()
         conn.send_command("CLIENT", "ID")
         own_id = conn.read_response()
-        broadcast._checkin(conn)
-        assert broadcast._redis().client_kill_filter(_id=str(own_id)) == 1  # gone server-side
+        transport._checkin(conn)
+        assert transport._redis().client_kill_filter(_id=str(own_id)) == 1  # gone server-side
         broadcast.publish([(broadcast.all_group(TABLE), {"type": "table.state", "table": TABLE, "version": 2})])
 
     got = _received_after(publish_after_the_connection_was_killed)
@@ -112,7 +113,7 @@ def test_publishing_from_many_short_lived_threads_reuses_connections():
     assert errors == []
     got = _received_after(lambda: broadcast.publish(messages))
     assert [m["version"] for m in got] == [1]
-    assert len(broadcast._idle) <= 2
+    assert len(transport._idle) <= 2
 
 
 # ----- every change a viewer can see is numbered and reaches every socket -----------------------
@@ -205,7 +206,8 @@ def test_a_socket_joining_while_a_change_is_in_flight_ends_with_the_latest_state
     the older snapshot must not be the last thing the client sees."""
     from asgiref.sync import async_to_sync, sync_to_async
 
-    from rooms import consumers, services
+    from live import consumers
+    from rooms import services
 
     table_id, host, guest, watcher = _lembar_table("inflight")
     read_snapshot = consumers.TableConsumer.__dict__["_snapshot"].func  # the synchronous read

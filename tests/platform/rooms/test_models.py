@@ -34,7 +34,7 @@ def test_room_validation_refuses_bad_settings(kw, field):
 def test_demo_data_loads_the_seeds_rooms_idempotently():
     call_command("seed_demo", allow_production=True)
     call_command("seed_demo", allow_production=True)
-    antes = {r.name: r.stake for r in Room.objects.filter(game="otuzbir")}
+    antes = {r.name: r.stake for r in Room.objects.filter(game="otuzbir", stake_kind="ante")}
     assert antes == {"AI Arena": 1, "Kahvehane": 1, "Salon": 5, "Casino": 10, "Özel Ada": 25}
     assert {r.game for r in Room.objects.all()} == {"lembar", "baloot", "cherki", "otuzbir"}
     for room in Room.objects.all():

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from gameworkers.bots import get_bot
 from gameworkers.engines import get_engine
-from rooms import selectors, services
+from rooms import seeds, selectors, services
 from rooms.errors import TableError
 from rooms.models import Seat, SeatStatus, Table, TableEvent, TableStatus
 
@@ -355,10 +355,10 @@ def test_the_move_log_lives_in_its_own_rows_and_the_proof_reassembles_it(lembar_
     log = selectors.move_log(table=table)
     assert [m["seq"] for m in log] == list(range(1, table.state["move_count"] + 1))
     # Replaying the rows from the seed reaches the stored state exactly.
-    state = engine.new(bytes.fromhex(table.seed_hex), 2, table.options)
+    state = engine.new(table.seed, 2, table.options)
     for entry in log:
         state, _ = engine.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
-    assert {**state, "moves": []} == table.state
+    assert {**state, "moves": []} == {**table.state, "seed": table.seed_hex}  # the row keeps its seed sealed
     services.table_stop(table_id=table.pk, reason="host", by=a)
     table.refresh_from_db()
     doc = selectors.proof_document(table=table)
@@ -423,7 +423,9 @@ def _lembar_table_with_seed(room, make_user, seed_hex: str) -> tuple[Table, obje
     table, a, _ = _start_two(room, make_user)
     seed = bytes.fromhex(seed_hex)
     state = get_engine("lembar").new(seed, 2, table.options)
-    Table.objects.filter(pk=table.pk).update(seed_hex=seed_hex, commitment=fairness.commitment(seed), state=state)
+    state.pop("seed")  # a running table's row keeps its seed sealed, never in the state
+    Table.objects.filter(pk=table.pk).update(seed_sealed=seeds.seal(seed), commitment=fairness.commitment(seed),
+                                             state=state)
     table.refresh_from_db()
     return table, a
 
@@ -483,7 +485,8 @@ def test_a_table_that_ended_with_numbered_window_closes_still_replays_and_verifi
         state, _ = engine.apply(state, entry["seat"], entry["move"], now_ms=entry["now_ms"])
     TableMove.objects.bulk_create([TableMove(table=table, **m) for m in doc["moves"]])
     Table.objects.filter(pk=table.pk).update(
-        seed_hex=doc["seed"], commitment=fairness.commitment(bytes.fromhex(doc["seed"])), options=doc["options"],
+        seed_sealed=seeds.seal(bytes.fromhex(doc["seed"])), commitment=fairness.commitment(bytes.fromhex(doc["seed"])),
+        options=doc["options"],
         state={**state, "moves": []}, version=len(doc["moves"]), status=TableStatus.FINISHED,
         result=engine.result(state), ended_at=timezone.now())
     table.refresh_from_db()

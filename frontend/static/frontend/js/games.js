@@ -42,10 +42,44 @@ const lembar = {
     if (move.type === "call") return ctx.G.call;
     return moveBase(move, ctx.M);
   },
+  acting: (view) => (view && view.turn !== null && view.turn !== undefined ? [view.turn] : []),
+  fresh(prev, view) {
+    const out = [];
+    if ((view.pile || []).length !== (prev.pile || []).length || view.top !== prev.top) out.push(".pile-top");
+    if (view.stock_count < prev.stock_count) out.push(".stock");
+    return out;
+  },
   event(ev, ctx) {
-    if (ev.type === "play") return fmt(ctx.C.played, { name: ctx.name(ev.seat), card: cardName("lembar", ev.card, ctx.G) });
-    if (ev.type === "draw") return fmt(ctx.C.drew, { name: ctx.name(ev.seat) });
-    return null;
+    const L = ctx.L, name = ctx.name(ev.seat);
+    const card = ev.card ? cardName("lembar", ev.card, ctx.G) : "";
+    switch (ev.type) {
+      case "play":
+        if (ev.call) return fmt(L.play_call, { name, card });
+        if (ev.card === "W" || ev.card === "F") return fmt(L.play_motif, { name, card, motif: ctx.G["motif_" + ev.motif] || "" });
+        return fmt(L.played, { name, card });
+      case "window": return fmt(L.window, { name });
+      case "skip": return fmt(L.skip, { name });
+      case "reverse": return L.reverse;
+      case "penalty": return fmt(ev.reason === "caught" ? L.penalty_caught : L.penalty, { name, n: ev.count });
+      case "draw": return ev.count ? fmt(L.draw, { name }) : null;  // an empty draw is told by `pass`
+      case "pass": return fmt(L.pass, { name });
+      case "keep": return fmt(L.keep, { name });
+      case "reshuffle": return L.reshuffle;
+      case "call": return fmt(L.call, { name });
+      case "catch": return fmt(L.catch, { name, target: ctx.name(ev.target) });
+      case "timeout": return fmt(L.timeout, { name, n: ev.count, max: ctx.facts.timeouts_to_remove });
+      case "removed":
+        if (ev.reason !== "timeouts") return null;  // a leave is told by its `leave` event
+        return fmt(ctx.stake === "pot" ? L.removed_timeouts_entry : L.removed_timeouts, { name, n: ctx.facts.timeouts_to_remove });
+      case "game_over": {
+        const winner = ev.result?.winners?.[0];
+        if (ev.end === "win") return fmt(L.won, { name: ctx.name(winner) });
+        if (ev.end === "last_standing") return fmt(L.last_standing, { name: ctx.name(winner) });
+        if (ev.end === "stalemate") return L.stalemate;
+        return null;
+      }
+      default: return undefined;
+    }
   },
 };
 
@@ -98,10 +132,46 @@ const baloot = {
     if (move.type === "sawa" && move.baloot) return `${ctx.M.sawa} + ${ctx.M.baloot}`;
     return moveBase(move, ctx.M);
   },
+  acting: (view) => view?.to_act || [],
+  fresh(prev, view) {
+    const now = (view.trick || []).length, before = (prev.trick || []).length;
+    return now > before ? [`.trick figure:nth-child(${now})`] : [];
+  },
   event(ev, ctx) {
-    if (ev.type === "play") return fmt(ctx.C.played, { name: ctx.name(ev.seat), card: cardName("baloot", ev.card, ctx.G) });
-    if (ev.type === "bid") return fmt(ctx.C.event, { name: ctx.name(ev.seat), what: ctx.M[ev.bid] || ev.bid });
-    return null;
+    const L = ctx.L, name = ctx.name(ev.seat);
+    const team = (t) => fmt(ctx.G.team, { n: t + 1 });
+    switch (ev.type) {
+      case "deal": return fmt(L.deal, { n: (ev.deal ?? 0) + 1, name: ctx.name(ev.dealer), card: cardName("baloot", ev.exposed, ctx.G) });
+      case "bid": return L["bid_" + ev.bid] ? fmt(L["bid_" + ev.bid], { name }) : undefined;
+      case "void_deal": return L.void_deal;
+      case "contract": {
+        const trump = ev.trump ? ` ${SUITS[ev.trump]} ${ctx.G["suit_" + ev.trump]}` : "";
+        return fmt(L.contract, { name: ctx.name(ev.player), contract: `${ctx.M[ev.kind] || ""}${trump}` });
+      }
+      case "doubling": {
+        if (ev.call === "pass") return fmt(L.double_pass, { name });
+        const key = ev.call === "double" && ev.lock ? "double_lock" : ev.call;
+        return L[key] ? fmt(L[key], { name }) : undefined;
+      }
+      case "declared": {
+        const kinds = ev.kinds || [];
+        if (!kinds.length) return fmt(L.declared_none, { name });
+        return fmt(L.declared, { name, projects: kinds.map((k) => ctx.G["project_" + k] || "").join(", ") });
+      }
+      case "play": return fmt(L.played, { name, card: cardName("baloot", ev.card, ctx.G) });
+      case "baloot": return fmt(L.baloot, { name });
+      case "trick": return fmt(L.trick, { name: ctx.name(ev.winner), points: ev.points });
+      case "sawa": return fmt(L.sawa, { name });
+      case "deal_scored": {
+        const d = ev.deal_score || [0, 0], t = ev.scores || [0, 0];
+        let text = fmt(L.deal_scored, { team1: team(0), team2: team(1), a: d[0], b: d[1], s1: t[0], s2: t[1] });
+        if (ev.sweep !== null && ev.sweep !== undefined) text += " " + fmt(L.sweep, { team: team(ev.sweep) });
+        else if (ev.failed) text += " " + L.bid_failed;
+        return text;
+      }
+      case "left": return fmt(L.left_auto, { name });
+      default: return undefined;
+    }
   },
 };
 
@@ -129,11 +199,30 @@ const cherki = {
     if (move.type === "call") return ctx.G.call;
     return moveBase(move, ctx.M);
   },
+  acting: (view) => (view && view.turn !== null && view.turn !== undefined ? [view.turn] : []),
+  fresh(prev, view) {
+    const out = [];
+    if ((view.pile || []).length !== (prev.pile || []).length || view.top !== prev.top) out.push(".pile-top");
+    if (view.stock_count < prev.stock_count) out.push(".stock");
+    (view.known || []).forEach((k, i) => {
+      if ((k || []).length > (prev.known?.[i] || []).length) out.push(`.seat[data-seat="${i}"] .known .mini-card:last-child`);
+    });
+    return out;
+  },
   event(ev, ctx) {
-    if (ev.type === "discard") return fmt(ctx.C.played, { name: ctx.name(ev.seat), card: cardName("cherki", ev.card, ctx.G) });
-    if (ev.type === "take") return fmt(ctx.C.event, { name: ctx.name(ev.seat), what: `${ctx.M.take} ${cardName("cherki", ev.card, ctx.G)}` });
-    if (ev.type === "call") return fmt(ctx.C.event, { name: ctx.name(ev.seat), what: ctx.G.call });
-    return null;
+    const L = ctx.L, name = ctx.name(ev.seat);
+    const card = ev.card ? cardName("cherki", ev.card, ctx.G) : "";
+    switch (ev.type) {
+      case "deal": return fmt(L.deal, { n: (ev.deal ?? 0) + 1, name: ctx.name(ev.dealer) });
+      case "draw": return fmt(L.draw, { name });
+      case "take": return fmt(L.take, { name, card });
+      case "discard": return fmt(ev.forced ? L.discard_forced : L.discard, { name, card });
+      case "call": return fmt(L.call, { name });
+      case "win": return fmt(L.win, { name, card, points: ev.points });
+      case "deal_void": return ev.reason === "turn_limit" ? fmt(L.void_turn_limit, { n: ctx.facts.turn_limit }) : L.void_stock_out;
+      case "leave": return fmt(L.left_auto, { name });
+      default: return undefined;
+    }
   },
 };
 
@@ -162,21 +251,75 @@ const otuzbir = {
     const parts = [`<p class="pot">${esc(ctx.G.pot)}: <strong data-testid="pot">${view.pot}</strong> · ${esc(ctx.G.ante)} ${view.ante} · ${fmt(ctx.G.hand_no, { n: (view.hand ?? 0) + 1, m: view.hands ?? "?" })}</p>`];
     if (view.raise) parts.push(`<p class="raise-note" role="status">${esc(fmt(ctx.G.raise_to_answer, { name: ctx.name(view.raise.seat), amount: view.raise.amount }))}</p>`);
     const me = (view.players || []).find((p) => p.seat === view.seat);
-    if (me && me.totals) parts.push(`<p>${esc(ctx.G.total)}: <strong data-testid="total">${me.totals.join(" / ")}</strong>${me.category && me.category !== "none" ? " · " + esc(me.category) : ""}</p>`);
+    if (me && me.totals) parts.push(`<p>${esc(ctx.G.total)}: <strong data-testid="total">${me.totals.join(" / ")}</strong>${me.category && me.category !== "none" ? " · " + esc(handName(me.category, ctx)) : ""}</p>`);
     return parts.join("");
   },
   label(move, ctx) {
     const base = moveBase(move, ctx.M);
     return move.amount !== undefined ? `${base} ${move.amount}` : base;
   },
-  event(ev, ctx) {
-    if (ev.type === "open_card") return fmt(ctx.C.event, { name: ctx.name(ev.seat), what: `${ctx.M.open} ${cardName("otuzbir", ev.card, ctx.G)}` });
-    if (ev.type === "raise") return fmt(ctx.C.event, { name: ctx.name(ev.seat), what: `${ctx.M.raise} ${ev.amount}` });
-    if (["see", "fold", "stand", "closed_card", "bust", "pass"].includes(ev.type)) {
-      return fmt(ctx.C.event, { name: ctx.name(ev.seat), what: ctx.M[ev.type] || ctx.G["status_" + ev.type] || ev.type });
+  acting: (view) => view?.to_act || [],
+  fresh(prev, view) {
+    const out = [];
+    for (const p of view.players || []) {
+      const before = (prev.players || []).find((x) => x.seat === p.seat);
+      const n = (p.open || []).length;
+      if (before && n > (before.open || []).length) out.push(`.seat[data-seat="${p.seat}"] .seat-cards .mini-card:nth-child(${n})`);
     }
-    return null;
+    return out;
+  },
+  event(ev, ctx) {
+    const L = ctx.L, name = ctx.name(ev.seat);
+    switch (ev.type) {
+      case "hand_start": return fmt(L.hand_start, { n: (ev.hand ?? 0) + 1, ante: ev.ante, name: ctx.name(ev.ebe) });
+      case "pass": return fmt(L.pass, { name });
+      case "raise": return fmt(L["raise_" + ev.kind] || L.raise_predeal, { name, amount: ev.amount });
+      case "see": return fmt(L.see, { name, amount: ev.amount });
+      case "fold": return fmt(L.fold, { name });
+      case "deal": return L.deal;
+      case "open_card": return fmt(L.open_card, { name, card: cardName("otuzbir", ev.card, ctx.G) });
+      case "closed_card": return fmt(L.closed_card, { name });
+      case "stand": return fmt(L.stand, { name });
+      case "made_31": return fmt(L.made_31, { name });
+      case "bust": return fmt(L.bust, { name });
+      case "hand_over": {
+        const params = { name: ctx.name(ev.winner), pot: ev.pot, hand: ev.winner_category ? handName(ev.winner_category, ctx) : "" };
+        const lines = [fmt(ev.winner_category ? L.hand_won_with : L.hand_won, params)];
+        for (const s of ev.eliminated || []) lines.push(fmt(L.eliminated, { name: ctx.name(s) }));
+        return lines.join(" ");
+      }
+      default: return undefined;
+    }
   },
 };
 
+// 31's hand categories by name ("cin" → "Cin"); a plain total (26…30) is its number.
+function handName(category, ctx) {
+  return ctx.G["cat_" + category] || String(category);
+}
+
 export const GAMES = { lembar, baloot, cherki, otuzbir };
+
+// Events that need no log line: the table shows them (whose turn, the result panel) or they are
+// bookkeeping. Anything else without a sentence is left out rather than shown as a raw token.
+const QUIET = new Set(["turn", "started", "game_over", "window_closed", "close_window", "timer", "deal_over"]);
+
+// One log line for an event, naming its player; null when the event needs none. ``ctx``: the label
+// dicts C, M, G, L (log sentences), `facts` (numbers from the server), `stake` (the room's stake kind)
+// and `name(seat)`.
+export function describeEvent(gameName, ev, ctx) {
+  if (!ev || typeof ev.type !== "string") return null;
+  const own = GAMES[gameName]?.event(ev, ctx);
+  if (own !== undefined) return own || null;
+  if (QUIET.has(ev.type)) return null;
+  const L = ctx.L, name = ctx.name(ev.seat);
+  switch (ev.type) {
+    case "sat": return fmt(L.sat, { name });
+    case "stood": return fmt(L.stood, { name });
+    case "leave": case "left": return fmt(L.leave, { name });
+    case "timeout": return fmt(L.timeout, { name });
+    case "stopped": return L["stopped_" + ev.reason] || L.stopped;
+    case "deal_void": case "void_deal": return L.deal_void;
+    default: return null;
+  }
+}

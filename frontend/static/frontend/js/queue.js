@@ -38,9 +38,27 @@ export function createQueue(labels, options = {}) {
     $("queue-status").textContent = text;
   }
 
-  function showError(code, message) {
+  // `insufficient_funds` (REST refusal or refused frame) carries currency, needed, balance and
+  // welcome_pending: say how much is missing and how to get more (labels.funds, economy.md's rules).
+  function fundsText(d) {
+    const F = labels.funds;
+    if (!F || !d || typeof d.needed !== "number") return "";
+    const parts = [fmt(F.needs, { needed: d.needed, balance: d.balance, currency: F.currencies?.[d.currency] || d.currency })];
+    if (F.how?.[d.currency]) parts.push(F.how[d.currency]);
+    if (d.welcome_pending && F.welcome_pending) parts.push(F.welcome_pending);
+    return parts.join(" ");
+  }
+
+  function showError(code, message, details) {
     const el = $("queue-error");
-    el.textContent = `${Q.error}: ${E[code] || message || code}`;
+    const funds = code === "insufficient_funds" ? fundsText(details) : "";
+    el.textContent = `${Q.error}: ${funds || E[code] || message || code}`;
+    if (funds && labels.funds?.wallet_url) {
+      const a = document.createElement("a");
+      a.href = labels.funds.wallet_url;
+      a.textContent = labels.funds.wallet;
+      el.append(" ", a);
+    }
     el.dataset.code = code || "";
     el.hidden = false;
     box.hidden = false;
@@ -78,7 +96,7 @@ export function createQueue(labels, options = {}) {
     } else if (f.status === "matching") setStatus(Q.matching);
     else if (f.status === "seated") setStatus(Q.seated);
     else if (f.status === "left") setStatus(Q.left);
-    else if (f.status === "refused") { setStatus(Q.refused); showError(f.code, f.message); }
+    else if (f.status === "refused") { setStatus(Q.refused); showError(f.code, f.message, f); }
     tick();
   }
 
@@ -127,12 +145,15 @@ export function createQueue(labels, options = {}) {
       closedForGood = true;
       location.assign(`/tables/${Number(msg.table)}/`);
     } else if (msg.type === "error") showError(msg.code, msg.message);
+    else if (msg.type === "live_now") document.dispatchEvent(new CustomEvent("queue:live-now", { detail: msg }));
   }
 
   function connect() {
     if (ws || closedForGood) return;
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    ws = new WebSocket(`${proto}//${location.host}${box.dataset.ws || "/ws/queue/"}`);
+    // The lobby's "Live now" (live_now.js) follows this socket too: ?live=1 asks for its `live_now` frames.
+    const live = document.getElementById("live-now") ? "?live=1" : "";
+    ws = new WebSocket(`${proto}//${location.host}${box.dataset.ws || "/ws/queue/"}${live}`);
     ws.onopen = () => {
       if (everConnected) send({ type: "resync" });
       everConnected = true;
@@ -174,7 +195,7 @@ export function createQueue(labels, options = {}) {
     if (!res.ok) {
       const code = data?.code || (res.status === 403 ? "not_authenticated" : "malformed");
       const first = data && typeof data === "object" ? Object.values(data).flat().find((v) => typeof v === "string") : "";
-      return { error: { code, message: data?.message || data?.detail || first || "" } };
+      return { error: { code, message: data?.message || data?.detail || first || "", details: data } };
     }
     return { data };
   }
@@ -190,7 +211,7 @@ export function createQueue(labels, options = {}) {
     setBusy(false);
     if (error) {
       if (frame && ACTIVE.has(frame.status)) render(); else setStatus("");
-      showError(error.code, error.message);
+      showError(error.code, error.message, error.details);
       return;
     }
     if (data && data.entry !== undefined) {

@@ -1,6 +1,8 @@
-// Step through a finished table's moves with every card shown (frames built by the server).
+// Step through a finished table's moves, or one finished hand's (?hand=N), with every card shown
+// (frames built by the server: rooms.selectors.replay_frames / hand_replay).
 import { ensureDefs, cardSVG } from "./cards.js";
 import { GAMES } from "./games.js";
+import { handResultHTML } from "./hand_result.js";
 import { fmt, esc, loadLabels } from "./util.js";
 
 ensureDefs();
@@ -12,7 +14,9 @@ const C = labels.common, M = labels.moves, G = labels.game;
 const frames = JSON.parse(document.getElementById("replay-frames").textContent);
 const seats = JSON.parse(document.getElementById("replay-seat-names").textContent);
 const nameOf = (i) => (seats.find((s) => s.seat === i) || {}).player || fmt(C.seat, { n: i + 1 });
-const ctx = { C, M, G, name: nameOf };
+const H = loadLabels("hand-labels") || {};
+const handNo = app.dataset.hand ? Number(app.dataset.hand) : null;
+const ctx = { C, M, G, L: labels.log || {}, facts: labels.facts || {}, name: nameOf };
 const range = document.getElementById("replay-range");
 range.max = String(frames.length - 1);
 let pos = 0;
@@ -34,6 +38,11 @@ function show(i) {
   document.getElementById("replay-center").innerHTML = game.center(f.view, ctx);
   document.getElementById("replay-seats").innerHTML = handsOf(f.view).map((hand, s) =>
     `<div class="card"><h2>${esc(nameOf(s))}</h2><div class="replay-hand">${hand.map((c) => `<span class="mini-card">${cardSVG(gameName, c, G)}</span>`).join("")}</div></div>`).join("");
+  // The step that closed the hand: its result (the frame shows the cards just before that step).
+  const result = document.getElementById("replay-result");
+  const html = f.end ? handResultHTML(gameName, f.events || [], ctx, H, handNo) : null;
+  result.innerHTML = html || "";
+  result.hidden = !html;
 }
 
 app.querySelectorAll("[data-step]").forEach((b) => b.addEventListener("click", () => {

@@ -1,15 +1,20 @@
 // The live table: one websocket, driven only by the server's `state` frames.
 import { ensureDefs, cardSVG, cardName } from "./cards.js";
-import { GAMES } from "./games.js";
-import { fmt, esc, loadLabels } from "./util.js";
+import { GAMES, describeEvent } from "./games.js";
+import { fmt, esc, loadLabels, prefGet, prefSet } from "./util.js";
 import { createQueue } from "./queue.js";
 
 const app = document.getElementById("table-app");
 const labels = loadLabels();
-const C = labels.common, M = labels.moves, G = labels.game, E = labels.errors, EV = labels.events || {};
+const C = labels.common, M = labels.moves, G = labels.game, E = labels.errors, L = labels.log || {};
+const FACTS = labels.facts || {};
 const gameName = app.dataset.game;
 const game = GAMES[gameName];
 const $ = (id) => document.getElementById(id);
+// A page that keeps one table across several rooms tables (a tournament table across hands:
+// tournament_table.js, loaded first) sets these: tournament(msg) and result(frame, el, ctx) return true
+// when they handled it; rendered(frame) runs after each render.
+const hooks = window.cardroomHooks || {};
 
 let ws = null;
 let frame = null;          // the last state frame
@@ -22,23 +27,25 @@ let resyncTimer = null;
 let lastTurnAnnounced = null;
 let msgId = 0;
 let closedForGood = false;
+// The clock beyond the turn timer: each seat's time bank (frame.seats[].bank_ms) and the seats whose
+// player's connection dropped (a snapshot's `away`, then `presence` frames). Strings: #clock-labels.
+const CLOCK = $("clock-labels")?.dataset || {};
+let away = new Set();
 
 ensureDefs();
 
 function nameOf(seat) {
+  if (typeof seat !== "number") return "";
   const s = (frame?.seats || []).find((x) => x.seat === seat);
   if (!s) return fmt(C.seat, { n: seat + 1 });
   return s.username === app.dataset.user ? `${s.player} (${C.you})` : s.player;
 }
-const ctx = { C, M, G, name: nameOf };
+const ctx = { C, M, G, L, facts: FACTS, stake: app.dataset.stake || "casual", name: nameOf };
 
+// Said to screen readers and written to the table log.
 function announce(text) {
   if (!text) return;
-  const el = $("announcer");
-  const p = document.createElement("p");
-  p.textContent = text;
-  el.append(p);
-  while (el.childNodes.length > 5) el.firstChild.remove();
+  speak(text);
   const log = $("log");
   const li = document.createElement("li");
   li.textContent = text;
@@ -71,14 +78,18 @@ function connect() {
     if (everConnected) send({ type: "resync" });
     everConnected = true;
     retry = 0;
+    app.dispatchEvent(new CustomEvent("table:open"));  // chat.js asks for its history
   };
   ws.onmessage = (e) => {
     let msg;
     try { msg = JSON.parse(e.data); } catch { return; }
+    // Other page scripts (chat.js) see each frame first and cancel the ones that are theirs.
+    if (!app.dispatchEvent(new CustomEvent("table:frame", { detail: msg, cancelable: true }))) return;
     if (msg.type === "state") onState(msg);
     else if (msg.type === "event") onEvent(msg);
     else if (msg.type === "error") onError(msg);
     else if (msg.type === "tournament") onTournament(msg);
+    else if (msg.type === "presence") onPresence(msg);
   };
   ws.onclose = (e) => {
     pending = false;
@@ -100,6 +111,8 @@ function send(obj) {
   ws.send(JSON.stringify({ ...obj, id: ++msgId }));
   return true;
 }
+// chat.js sends on this socket too; the event is cancelled when the socket is not open.
+app.addEventListener("table:send", (e) => { if (!send(e.detail)) e.preventDefault(); });
 
 function requestResync() {
   if (resyncTimer) return;
@@ -112,6 +125,7 @@ function onState(msg) {
   if (resyncTimer && frame && msg.version >= frame.version) { clearTimeout(resyncTimer); resyncTimer = null; }
   const prevStatus = frame?.status;
   frame = msg;
+  if (Array.isArray(msg.away)) away = new Set(msg.away);  // only snapshots carry it
   pending = false;
   clockOffset = Date.parse(msg.server_time) - Date.now();
   if (prevStatus && prevStatus !== msg.status && (msg.status === "running" || msg.status === "finished" || msg.status === "stopped")) {
@@ -121,40 +135,63 @@ function onState(msg) {
   render();
 }
 
+// A seated player's connection dropped ("reconnecting…" at their seat) or came back.
+function onPresence(msg) {
+  if (msg.connected) away.delete(msg.seat);
+  else away.add(msg.seat);
+  if (frame) renderSeats(frame.view);
+}
+
 function onEvent(msg) {
   if (frame && msg.version > frame.version + 1) requestResync();
   for (const ev of msg.events || []) {
-    const text = game.event(ev, ctx) || describeEvent(ev);
+    const text = describeEvent(gameName, ev, ctx);
     if (text) announce(text);
   }
 }
 
-const QUIET = new Set(["turn", "started", "sat", "stood", "game_over", "window_closed", "close_window", "keep"]);
-
-function describeEvent(ev) {
-  if (QUIET.has(ev.type)) return null;
-  const what = EV[ev.type] || M[ev.type] || ev.type;
-  const seat = typeof ev.seat === "number" ? ev.seat : typeof ev.winner === "number" ? ev.winner : null;
-  return seat !== null ? fmt(C.event, { name: nameOf(seat), what }) : what;
-}
-
 // A tournament dealt this player's next table (forwarded by the table consumer): follow it.
 function onTournament(msg) {
+  if (hooks.tournament?.(msg)) return;
   const next = Number(msg.table);
   if (!Number.isInteger(next) || next <= 0 || String(next) === app.dataset.table) return;
   closedForGood = true;
   announce(labels.queue?.tournament || "");
-  location.assign(`/tables/${next}/`);
+  location.assign(typeof msg.url === "string" && msg.url.startsWith("/") ? msg.url : `/tables/${next}/`);
 }
 
-// "Play again" on a finished table: re-queue its players as a party, then follow the queue widget.
+// Point this page at another table in place (a tournament's next hand): a new socket and a fresh
+// frame; reconnects follow app.dataset.ws.
+function switchTable(id) {
+  const next = Number(id);
+  if (!Number.isInteger(next) || next <= 0 || String(next) === app.dataset.table) return false;
+  const old = ws;
+  if (old) { old.onclose = null; old.onmessage = null; old.close(); }
+  app.dataset.table = String(next);
+  app.dataset.ws = `/ws/tables/${next}/`;
+  ws = null; frame = null; pending = false; everConnected = false; retry = 0; closedForGood = false;
+  clearTimeout(resyncTimer); resyncTimer = null;
+  connect();
+  return true;
+}
+
+// "Play again", only once the table has finished (the server refuses it before): with other people,
+// re-queue the table's players as a party and follow the queue widget; after a game against bots only,
+// open a new table with bots at once (the queue would wait for humans before filling with bots).
 let queue = null;
 function renderPlayAgain() {
   const box = $("play-again");
   if (!box) return;
-  box.hidden = !(frame && frame.status === "finished" && frame.seat !== null && frame.seat !== undefined);
+  const me = (frame?.seats || []).find((s) => s.username === app.dataset.user && !s.bot);
+  const finished = frame?.status === "finished" && me !== undefined;
+  const botsGame = finished && (frame.seats || []).every((s) => s === me || s.bot);
+  box.hidden = !finished;
+  const again = box.querySelector("[data-action=play-again]");
+  const withBots = $("play-again-bots");
+  if (again) again.hidden = botsGame;
+  if (withBots) withBots.hidden = !botsGame;
   // Listen to the queue too: another player's "Play again" re-queues this player in the same party.
-  if (!box.hidden && !queue) queue = createQueue(labels, { connectNow: true });
+  if (finished && !botsGame && !queue) queue = createQueue(labels, { connectNow: true });
 }
 $("play-again")?.querySelector("button")?.addEventListener("click", () => {
   queue = queue || createQueue(labels);
@@ -262,17 +299,45 @@ function render() {
   renderSeats(view);
   $("center").innerHTML = view ? game.center(view, ctx) : `<p>${esc(C.open_status)}</p>`;
   renderHand(view);
+  markFresh(view);
   renderControls();
   renderResult();
   renderPlayAgain();
   renderTurnLine();
+  renderTurnWarning();
+  checkTurn();
   const leave = $("leave-form");
   if (leave) leave.hidden = frame.status !== "running" || frame.seat === null;
+  renderMoney();
+  hooks.rendered?.(frame);
   restoreFocus(memo);
+}
+
+// Once the table has ended: the viewer's own money movement (server-rendered HTML from
+// /tables/<id>/money.json, frontend.views.table_money), fetched once; the host's Stop control goes.
+function renderMoney() {
+  const ended = frame.status === "finished" || frame.status === "stopped";
+  const stop = $("stop-form");
+  if (stop) stop.hidden = ended;
+  const el = $("money-movement");
+  if (!el || !ended || el.dataset.loaded) return;
+  el.dataset.loaded = "1";
+  fetch(el.dataset.url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+    .then((r) => (r.ok ? r.json() : null))
+    .then((d) => { if (d && d.html) { el.innerHTML = d.html; el.hidden = false; } })
+    .catch(() => { delete el.dataset.loaded; });
 }
 
 function seatCount() {
   return frame.view?.seats && typeof frame.view.seats === "number" ? frame.view.seats : frame.seat_count;
+}
+
+// A bot seat's badge opens the style the bot actually plays (its profile page, in a new tab: the table stays).
+const HL = loadLabels("hand-labels") || {};
+function botBadge(s) {
+  const style = s.style || "";
+  const label = style ? `${C.bot} · ${style}` : C.bot;
+  return ` <a class="badge bot-badge" data-bot-style="${esc(style)}" href="/accounts/bots/${encodeURIComponent(s.username || "")}/" target="_blank" rel="noopener" title="${esc(fmt(HL.bot_style || "%(style)s", { style }))}">${esc(label)}</a>`;
 }
 
 function renderSeats(view) {
@@ -284,10 +349,11 @@ function renderSeats(view) {
     const s = (frame.seats || []).find((x) => x.seat === i);
     const me = frame.seat === i;
     const isTurn = frame.status === "running" && (turn === i || (view?.to_act || []).includes(i));
-    const name = s ? esc(s.player) + (s.bot ? ` <span class="badge">${esc(C.bot)}</span>` : "") + (me ? ` <span class="badge you">${esc(C.you)}</span>` : "") : `<span class="muted">${esc(C.empty_seat)}</span>`;
+    const name = s ? esc(s.player) + (s.bot ? botBadge(s) : "") + (me ? ` <span class="badge you">${esc(C.you)}</span>` : "") : `<span class="muted">${esc(C.empty_seat)}</span>`;
+    const gone = s && !s.bot && away.has(i) && frame.status === "running" ? ` <span class="badge away" data-away="1">${esc(CLOCK.away || "")}</span>` : "";
     const extra = view && s ? game.seatExtra(view, i, ctx) : "";
     parts.push(`<div class="seat${me ? " me" : ""}${isTurn ? " turn" : ""}" data-seat="${i}"${isTurn ? ' aria-current="true"' : ""}>
-      <div class="seat-name">${name}</div><div class="seat-extra">${extra}</div></div>`);
+      <div class="seat-name">${name}${gone}</div><div class="seat-extra">${extra}</div></div>`);
   }
   el.innerHTML = parts.join("");
 }
@@ -296,11 +362,26 @@ function renderHand(view) {
   const el = $("hand");
   el.innerHTML = "";
   if (frame.seat === null || frame.seat === undefined) {
-    el.innerHTML = `<p class="muted spectator-note">${esc(C.spectator)}</p>`;
+    // A player removed after timeouts watches on, and is told why (and, at a pot table, that the entry is gone).
+    const mine = (frame.seats || []).find((x) => x.username === app.dataset.user && !x.bot);
+    const removed = mine?.status === "removed";
+    const note = removed ? (ctx.stake === "pot" ? CLOCK.removedEntry : CLOCK.removed) || C.spectator : C.spectator;
+    el.innerHTML = `<p class="muted spectator-note${removed ? " removed-note" : ""}">${esc(note)}</p>`;
     return;
   }
   const cards = view ? game.hand(view) : [];
   const playable = new Set((frame.legal || []).filter((m) => m.card).map((m) => m.card));
+  // Cards new in the hand since the last frame (drawn, taken, dealt) get the arrival animation.
+  const before = prevHand ? [...prevHand] : null;
+  const fresh = new Set();
+  if (before) {
+    cards.forEach((code, idx) => {
+      const at = before.indexOf(code);
+      if (at >= 0) before.splice(at, 1);
+      else fresh.add(idx);
+    });
+  }
+  prevHand = [...cards];
   cards.forEach((code, idx) => {
     const b = document.createElement("button");
     b.type = "button";
@@ -315,6 +396,7 @@ function renderHand(view) {
     b.setAttribute("aria-disabled", String(!can));
     if (can) b.classList.add("playable");
     if (view?.drawn === code) b.classList.add("drawn");
+    if (fresh.has(idx)) b.classList.add("fresh");
     b.addEventListener("click", () => { if (b.getAttribute("aria-disabled") !== "true") onCard(code); });
     el.append(b);
   });
@@ -404,11 +486,14 @@ function amountControl(moves) {
 function renderResult() {
   const el = $("result");
   if (!frame || (frame.status !== "finished" && frame.status !== "stopped")) { el.hidden = true; return; }
+  if (hooks.result?.(frame, el, ctx)) return;
   const r = frame.result || {};
   const n = seatCount();
-  const cols = ["ranks", "scores", "points", "net", "deltas", "payouts", "stacks"]
-    .filter((k) => Array.isArray(r[k]) && r[k].length === n);
-  const head = cols.map((k) => `<th scope="col">${esc(C[k.replace(/s$/, "")] || C[k] || k)}</th>`).join("");
+  // Each result list per seat that the players read, with its column title (never a raw key).
+  const titles = { ranks: C.rank, scores: C.scores, points: C.points, net: C.net, deltas: C.delta,
+    payouts: C.payouts, stacks: C.stack, values: C.value };
+  const cols = Object.keys(titles).filter((k) => Array.isArray(r[k]) && r[k].length === n);
+  const head = cols.map((k) => `<th scope="col">${esc(titles[k])}</th>`).join("");
   const rows = Array.from({ length: n }, (_, i) =>
     `<tr><th scope="row">${esc(nameOf(i))}</th>${cols.map((k) => `<td>${esc(r[k][i] ?? "")}</td>`).join("")}</tr>`).join("");
   const winners = (r.winners || []).map(nameOf).join(", ");
@@ -433,7 +518,7 @@ function renderTurnLine() {
   if (!frame) return;
   if (frame.status === "open") { el.textContent = C.open_status; return; }
   if (frame.status !== "running") { el.textContent = frame.status === "finished" ? C.finished : C.stopped; return; }
-  const mine = (frame.legal || []).length > 0;
+  const mine = myTurnNow();
   const turn = frame.view ? game.turn(frame.view) : null;
   el.textContent = mine ? C.your_turn : (turn !== null && turn !== undefined ? fmt(C.turn_of, { name: nameOf(turn) }) : C.waiting);
   el.classList.toggle("mine", mine);
@@ -444,14 +529,209 @@ function renderTurnLine() {
 function tick() {
   const el = $("countdown");
   if (!frame || !frame.deadline || frame.status !== "running") { el.textContent = ""; el.dataset.left = ""; return; }
-  const left = Math.max(0, Math.ceil((Date.parse(frame.deadline) - (Date.now() + clockOffset)) / 1000));
-  el.textContent = fmt(C.seconds_left, { s: left });
+  // The deadline is the automatic move's moment; a player's time bank takes the last bank_ms before it:
+  // the turn timer counts down first, then "Time bank: N s".
+  const end = Date.parse(frame.deadline);
+  const holder = (frame.seats || []).find((x) => x.seat === frame.deadline_seat);
+  const bank = holder && !holder.bot && holder.status === "seated" ? holder.bank_ms || 0 : 0;
+  const now = Date.now() + clockOffset;
+  const inBank = bank > 0 && now >= end - bank;
+  const left = Math.max(0, Math.ceil(((inBank ? end : end - bank) - now) / 1000));
+  el.textContent = fmt(inBank ? CLOCK.bank || C.seconds_left : C.seconds_left, { s: left });
   el.dataset.left = String(left);
-  el.classList.toggle("urgent", left <= 5);
+  el.dataset.bank = inBank ? "1" : "";
+  const warn = FACTS.warn_seconds || 5;
+  el.classList.toggle("urgent", left <= warn);
+  // The timer is nearly out on this player's own clock (not, say, a Lembar catch window's).
+  if (left > 0 && left <= warn && warnedFor !== frame.deadline && frame.deadline_seat === frame.seat && myTurnNow()) {
+    warnedFor = frame.deadline;
+    fireAlert("hurry");
+    speak(fmt(C.hurry, { s: left }));
+  }
 }
+
+// ----- turn alerts ----------------------------------------------------------------------
+// A short sound when it becomes this player's turn and when its timer is nearly out; while the tab is
+// hidden also a browser notification (if the player asked for them) and a flashing title. Sounds are
+// made with the Web Audio API (no files); browsers let a page start audio only after a user gesture,
+// so the audio context is created on the first click or key press. Preferences are kept per user in
+// this browser.
+const SOUND_KEY = `cardroom:sound:${app.dataset.userId || app.dataset.user}`;
+const NOTIFY_KEY = `cardroom:notify:${app.dataset.userId || app.dataset.user}`;
+const TONES = {  // [frequency Hz, start s, length s]
+  turn: [[660, 0, 0.12], [880, 0.13, 0.18]],
+  hurry: [[988, 0, 0.08], [988, 0.16, 0.08], [988, 0.32, 0.08]],
+};
+const alertLog = [];     // what fired: for the browser tests and for debugging
+const baseTitle = document.title;
+let audio = null;
+let wasMyTurn = false;
+let warnedFor = null;
+let titleTimer = null;
+let prevView = null;     // the view of the last rendered frame (to animate what arrived)
+let prevHand = null;
+let warningText = "";
+
+function myTurnNow() {
+  if (!frame || frame.status !== "running" || frame.seat === null || frame.seat === undefined || !frame.view) return false;
+  return (frame.legal || []).length > 0 && (game.acting(frame.view) || []).includes(frame.seat);
+}
+
+const soundOn = () => prefGet(SOUND_KEY, "on") !== "off";
+const notifySupported = () => "Notification" in window;
+const notifyOn = () => prefGet(NOTIFY_KEY, "off") === "on" && notifySupported() && Notification.permission === "granted";
+
+function unlockAudio() {
+  if (audio) {
+    if (audio.state === "suspended") audio.resume().catch(() => {});
+    return;
+  }
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (!Ctx) return;
+  try { audio = new Ctx(); } catch { audio = null; }
+}
+document.addEventListener("pointerdown", unlockAudio, { capture: true });
+document.addEventListener("keydown", unlockAudio, { capture: true });
+
+function beep(kind) {
+  if (!soundOn()) return "muted";
+  if (!audio || audio.state !== "running") return "blocked";  // no click or key press yet on this page
+  const t0 = audio.currentTime;
+  for (const [freq, at, len] of TONES[kind]) {
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.type = "sine";
+    osc.frequency.value = freq;
+    gain.gain.setValueAtTime(0.0001, t0 + at);
+    gain.gain.exponentialRampToValueAtTime(0.2, t0 + at + 0.015);
+    gain.gain.exponentialRampToValueAtTime(0.0001, t0 + at + len);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(t0 + at);
+    osc.stop(t0 + at + len + 0.02);
+  }
+  return "played";
+}
+
+function notify() {
+  if (!document.hidden || !notifyOn()) return false;
+  try {
+    const n = new Notification(C.your_turn_title, {
+      body: fmt(C.notify_body, { table: baseTitle }), tag: `cardroom-table-${app.dataset.table}` });
+    n.onclick = () => { window.focus(); n.close(); };
+    return true;
+  } catch {
+    return false;  // e.g. a browser that shows notifications only from a service worker
+  }
+}
+
+function fireAlert(kind) {
+  const record = { kind, version: frame.version, sound: beep(kind), notified: kind === "turn" && notify(), hidden: document.hidden };
+  alertLog.push(record);
+  if (alertLog.length > 50) alertLog.shift();
+  app.dispatchEvent(new CustomEvent("cardroom:alert", { detail: record }));
+}
+
+function flashTitle(on) {
+  if (on && document.hidden) {
+    if (titleTimer) return;
+    let lit = true;
+    document.title = `▶ ${C.your_turn_title}`;
+    titleTimer = setInterval(() => {
+      lit = !lit;
+      document.title = lit ? `▶ ${C.your_turn_title}` : baseTitle;
+    }, 1000);
+  } else if (titleTimer) {
+    clearInterval(titleTimer);
+    titleTimer = null;
+    document.title = baseTitle;
+  }
+}
+document.addEventListener("visibilitychange", () => flashTitle(myTurnNow()));
+
+function checkTurn() {
+  const mine = myTurnNow();
+  if (mine && !wasMyTurn) fireAlert("turn");
+  wasMyTurn = mine;
+  flashTitle(mine);
+}
+
+// Lembar: N timeouts in a row remove a player (and forfeit a pot table's entry); say so before the last.
+function renderTurnWarning() {
+  const el = $("turn-warning");
+  if (!el) return;
+  let text = "";
+  const max = FACTS.timeouts_to_remove;
+  if (max && myTurnNow()) {
+    const n = frame.view?.timeouts?.[frame.seat] || 0;
+    if (n >= max - 1) text = fmt(ctx.stake === "pot" ? G.last_timeout_entry : G.last_timeout, { n });
+  }
+  if (text !== warningText) {
+    warningText = text;
+    el.textContent = text;
+    el.hidden = !text;
+  }
+}
+
+// The card that was played, drawn or taken arrives with a short animation (CSS; none when the player
+// prefers reduced motion).
+function markFresh(view) {
+  if (view && prevView && prevView !== view && game.fresh) {
+    for (const sel of game.fresh(prevView, view)) document.querySelector(`#table-app ${sel}`)?.classList.add("fresh");
+  }
+  prevView = view;
+}
+
+// Said to screen readers only (the aria-live region).
+function speak(text) {
+  const el = $("announcer");
+  const p = document.createElement("p");
+  p.textContent = text;
+  el.append(p);
+  while (el.childNodes.length > 5) el.firstChild.remove();
+}
+
+function renderAlertTools() {
+  const sound = $("sound-toggle");
+  if (sound) {
+    sound.dataset.state = soundOn() ? "on" : "off";
+    sound.textContent = soundOn() ? C.sound_on : C.sound_off;
+  }
+  const bell = $("notify-toggle");
+  if (bell) {
+    bell.hidden = !notifySupported();
+    const on = notifyOn();
+    bell.dataset.state = on ? "on" : "off";
+    bell.setAttribute("aria-pressed", String(on));
+    bell.textContent = on ? C.notify_on : C.notify;
+  }
+}
+
+$("sound-toggle")?.addEventListener("click", () => {
+  prefSet(SOUND_KEY, soundOn() ? "off" : "on");
+  renderAlertTools();
+});
+
+// Permission is asked only here, when the player presses the button (never on page load).
+$("notify-toggle")?.addEventListener("click", async () => {
+  const note = $("alert-note");
+  if (note) note.textContent = "";
+  if (notifyOn()) {
+    prefSet(NOTIFY_KEY, "off");
+    renderAlertTools();
+    return;
+  }
+  let permission = Notification.permission;
+  if (permission === "default") {
+    try { permission = await Notification.requestPermission(); } catch { permission = "denied"; }
+  }
+  prefSet(NOTIFY_KEY, permission === "granted" ? "on" : "off");
+  if (permission !== "granted" && note) note.textContent = C.notify_blocked;
+  renderAlertTools();
+});
+renderAlertTools();
 
 setInterval(tick, 250);
 connect();
 // A small hook for the browser tests and for debugging in the console: drop the socket to see the
 // reconnect path, read the last frame.
-window.cardroomTable = { dropSocket: () => ws && ws.close(), frame: () => frame };
+window.cardroomTable = { dropSocket: () => ws && ws.close(), frame: () => frame, alerts: () => [...alertLog], switchTable };

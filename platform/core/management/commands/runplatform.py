@@ -48,7 +48,7 @@ class Command(BaseCommand):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
         parser.add_argument("--workers", type=int, default=int(os.environ.get("CELERY_CONCURRENCY", "2")))
-        # Each ASGI process applies its own sockets' moves (rooms.move_pool): one per core.
+        # Each ASGI process applies its own sockets' moves (live.move_pool): one per core.
         parser.add_argument("--web-processes", type=int, default=int(os.environ.get("WEB_PROCESSES", "2")))
 
     def handle(self, *args, host, port, workers, web_processes, **kw):

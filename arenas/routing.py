@@ -1,0 +1,7 @@
+from django.urls import path
+
+from arenas.consumers import ArenaConsumer
+
+websocket_urlpatterns = [
+    path("ws/arenas/<int:pk>/", ArenaConsumer.as_asgi()),
+]

@@ -1,0 +1,259 @@
+"""Hand-written SQL for the move pipeline's hot path: lock and load a table, append a move's rows,
+update the table row. The ORM cost ~1.5 ms of CPU per query here (compiling a join over three
+models, building instances), more than the database spent answering.
+
+On PostgreSQL the statements are prepared once per connection and bound on the server (no quoting
+of a few KB of JSON on the client, no parsing and planning per move), all of a move's writes go as
+one statement, and each goes in one round trip with its neighbour (``live.pg_pipeline``): ``BEGIN``
+with the lock, the writes with ``COMMIT`` when the caller's transaction ends with them. A move
+costs two round trips, not four; on a busy machine each cost a move-pool thread ~1.5-2 ms of
+waiting. (Behind a transaction-pooling PgBouncer, prepared statements need its
+``max_prepared_statements``.)
+
+Only ``rooms.services`` calls these, inside its transactions. Values go through each field's own
+``get_db_prep_value`` and come back through the same converters the ORM applies, so SQLite and
+PostgreSQL behave exactly as with the ORM.
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+
+import psycopg
+from django.contrib.auth import get_user_model
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.models import IntegerField, JSONField
+from django.utils import timezone
+from psycopg.types.json import Jsonb
+
+from core import fastjson
+from live import pg_pipeline
+from rooms.models import Room, Table, TableEvent, TableMove
+
+
+@cache
+def _lock_sql(vendor: str, locks: bool, locks_of: bool, actor: bool = False) -> str:
+    """``actor``: one more column, whether the acting user's account is active (its id is the first
+    parameter), so the move path checks it in the same round trip as the lock."""
+    qn = connection.ops.quote_name
+    user = get_user_model()
+    columns = ([f"t.{qn(f.column)}" for f in Table._meta.concrete_fields]
+               + [f"r.{qn(f.column)}" for f in Room._meta.concrete_fields] + [f"u.{qn('username')}"])
+    if actor:
+        columns.append(f"(SELECT a.{qn('is_active')} FROM {qn(user._meta.db_table)} a WHERE a.{qn('id')} = %s)")
+    lock = (" FOR UPDATE OF t" if locks_of else " FOR UPDATE") if locks else ""
+    return (f"SELECT {', '.join(columns)} FROM {qn(Table._meta.db_table)} t "
+            f"JOIN {qn(Room._meta.db_table)} r ON r.{qn('id')} = t.{qn('room_id')} "
+            f"LEFT JOIN {qn(user._meta.db_table)} u ON u.{qn('id')} = t.{qn('host_id')} "
+            f"WHERE t.{qn('id')} = %s{lock}")
+
+
+@cache
+def _converters(vendor: str, model) -> list[list]:
+    """Per column, the converters the ORM's compiler would apply to it (backend's, then field's); a
+    plain JSON column is parsed with orjson (``core.fastjson``), as ``JSONField.from_db_value`` would."""
+    return [connection.ops.get_db_converters(f.get_col(model._meta.db_table))
+            + ([_json_from_db] if _plain_json(f) else f.get_db_converters(connection))
+            for f in model._meta.concrete_fields]
+
+
+def _plain_json(field) -> bool:
+    return isinstance(field, JSONField) and field.encoder is None and field.decoder is None
+
+
+def _json_from_db(value, expression, connection):
+    if value is None or not isinstance(value, (str, bytes)):
+        return value
+    try:
+        return fastjson.loads(value)
+    except ValueError:
+        return value  # as JSONField.from_db_value does
+
+
+def _db():
+    """This thread's connection itself: ``django.db.connection`` is a proxy that looks it up on every
+    attribute read (an asgiref ``Local``), some 50 times a move here."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
+@cache
+def _preparer(vendor: str, field):
+    """How a value of this field is prepared for the database, as ``field.get_db_prep_save`` would, but a
+    plain JSON value for PostgreSQL is encoded with orjson. ~20 values a move, most of them whole
+    numbers, for which Django's ``get_db_prep_save`` goes through five calls to end in ``int`` and, on
+    PostgreSQL, psycopg's integer type of the column (kept, so a statement's parameter types stay the
+    same whatever the value)."""
+    if vendor == "postgresql" and _plain_json(field):
+        return _json_value
+    integer_type = getattr(connection.ops, "integerfield_type_map", {}).get(field.get_internal_type())
+    if vendor == "postgresql" and integer_type is not None and type(field).get_prep_value is IntegerField.get_prep_value:
+        return lambda db, field, value: value if value is None else integer_type(int(value))
+    return _field_value
+
+
+def _json_value(db, field, value):
+    return None if value is None else Jsonb(value, dumps=fastjson.dumps)
+
+
+def _field_value(db, field, value):
+    return field.get_db_prep_save(value, db)
+
+
+def _server_cursor(db):
+    """A cursor that binds on the server (Django's binds on the client) on the default connection."""
+    db.ensure_connection()
+    raw = db.connection
+    if raw.prepare_threshold is None:
+        # Django turns preparing off; its own (client-binding) cursors never prepare anyway, so
+        # this lets only these statements be prepared.
+        raw.prepare_threshold = 5
+    return psycopg.Cursor(raw)
+
+
+def _instance(db, model, values: list):
+    fields = model._meta.concrete_fields
+    for index, convert in enumerate(_converters(db.vendor, model)):
+        for converter in convert:
+            values[index] = converter(values[index], fields[index], db)
+    return model.from_db(db.alias, _attnames(model), values)
+
+
+@cache
+def _attnames(model) -> list[str]:
+    return [f.attname for f in model._meta.concrete_fields]
+
+
+def lock_table(table_id: int, *, actor_id: int | None = None) -> Table | None:
+    """The table with its room (and its host's username), row-locked: only the table's row, as
+    locking the room's would serialise every table of a room. None when there is no such table.
+    With ``actor_id``, ``table.actor_active`` says whether that user's account is active (False for no
+    such user), read in the same statement."""
+    db = _db()
+    features = db.features
+    actor = actor_id is not None
+    sql = _lock_sql(db.vendor, features.has_select_for_update, features.has_select_for_update_of, actor)
+    params = [actor_id, table_id] if actor else [table_id]
+    if db.vendor == "postgresql" and pg_pipeline.available():
+        found = _round_trip(db, pg_pipeline.Command(sql, params))
+        row = found[0] if found else None
+    elif db.vendor == "postgresql":
+        with db.wrap_database_errors, _server_cursor(db) as cursor:
+            cursor.execute(sql, params, prepare=True)
+            row = cursor.fetchone()
+    else:
+        with db.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+    if row is None:
+        return None
+    table_width, room_width = len(Table._meta.concrete_fields), len(Room._meta.concrete_fields)
+    table = _instance(db, Table, list(row[:table_width]))
+    table.room = _instance(db, Room, list(row[table_width:table_width + room_width]))
+    if table.host_id is not None:
+        # Only the username is loaded; any other field of the host is fetched if ever read.
+        host_name = row[table_width + room_width]
+        table.host = get_user_model().from_db(db.alias, ["id", "username"], [table.host_id, host_name])
+    table.actor_active = bool(row[-1]) if actor else None
+    return table
+
+
+Statement = tuple[str, list]  # SQL and its parameters
+
+
+def log_statements(table: Table, moves: list[dict], events: list[tuple[int, dict]]) -> list[Statement]:
+    """The inserts of a step's move-log rows and (seq, event) rows, for ``execute``."""
+    statements: list[Statement] = []
+    db = _db()
+    if moves:
+        statements.append(_insert(db, TableMove, ("table", "seq", "seat", "move", "now_ms"),
+                                  [[table.pk, m["seq"], m["seat"], m["move"], m["now_ms"]] for m in moves]))
+    if events:
+        now = timezone.now()
+        statements.append(_insert(db, TableEvent, ("table", "seq", "kind", "payload", "version", "created_at"),
+                                  [[table.pk, seq, e.get("type", "event"), e, table.version, now]
+                                   for seq, e in events]))
+    return statements
+
+
+def update_statement(table: Table, fields: list[str]) -> Statement:
+    """The ``UPDATE`` of the given fields of the table row (the caller holds its lock), for ``execute``."""
+    db = _db()
+    sql, columns = _update_shape(db.vendor, tuple(fields))
+    params = [prepare(db, field, getattr(table, field.attname)) for field, prepare in columns]
+    params.append(table.pk)
+    return sql, params
+
+
+@cache
+def _update_shape(vendor: str, names: tuple[str, ...]) -> tuple[str, list]:
+    """The SQL of an update of these fields and each field with its preparer (built once per shape)."""
+    qn = connection.ops.quote_name
+    fields = [Table._meta.get_field(name) for name in names]
+    assignments = ", ".join(f"{qn(field.column)} = %s" for field in fields)
+    return (f"UPDATE {qn(Table._meta.db_table)} SET {assignments} WHERE {qn('id')} = %s",
+            [(field, _preparer(vendor, field)) for field in fields])
+
+
+def execute(statements: list[Statement], *, commit: bool = False) -> None:
+    """Run the statements; on PostgreSQL as one prepared statement (all but the last become
+    data-modifying ``WITH`` parts: they touch different rows, so their order does not matter).
+
+    ``commit``: the caller's transaction ends here (nothing else is read or written in it), so on
+    PostgreSQL its ``COMMIT`` goes in the same round trip. Only when that transaction is the
+    outermost atomic block; Django's own commit at its end then finds nothing to do and runs the
+    on-commit hooks as usual. A failed COMMIT raises here, inside the block, which rolls back.
+    """
+    if not statements:
+        return
+    db = _db()
+    if db.vendor != "postgresql":
+        with db.cursor() as cursor:
+            for sql, params in statements:
+                cursor.execute(sql, params)
+        return
+    parts = [f"w{i} AS ({sql})" for i, (sql, _) in enumerate(statements[:-1])]
+    sql = (f"WITH {', '.join(parts)} " if parts else "") + statements[-1][0]
+    params = [p for _, statement_params in statements for p in statement_params]
+    if not pg_pipeline.available():
+        with db.wrap_database_errors, _server_cursor(db) as cursor:
+            cursor.execute(sql, params, prepare=True)
+        return
+    _round_trip(db, pg_pipeline.Command(sql, params), commit=commit)
+
+
+def _round_trip(db, statement: pg_pipeline.Command, *, commit: bool = False) -> list[tuple]:
+    """The statement's rows, in one round trip with the BEGIN psycopg would have sent before it (if
+    the transaction has not started) and, when ``commit`` and the transaction is the outermost atomic
+    block, the COMMIT after it. Django's wrapper turns psycopg's errors into Django's (a broken
+    connection is then an OperationalError that the move pool and the tasks retry on)."""
+    db.ensure_connection()
+    raw = db.connection
+    begin = pg_pipeline.begin_command(raw)
+    commands = [*([begin] if begin else []), statement]
+    if commit and _ends_outermost_transaction(db):
+        commands.append(pg_pipeline.Command(b"COMMIT"))
+    with db.wrap_database_errors:
+        return pg_pipeline.round_trip(raw, commands)[1 if begin else 0]
+
+
+def _ends_outermost_transaction(db) -> bool:
+    """The current atomic block is the outermost one and will commit on exit."""
+    return (db.in_atomic_block and len(db.atomic_blocks) == 1 and db.commit_on_exit
+            and not db.needs_rollback and not db.get_autocommit())
+
+
+def _insert(db, model, names: tuple[str, ...], rows: list[list]) -> Statement:
+    sql, columns = _insert_shape(db.vendor, model, names, len(rows))
+    params = [prepare(db, field, value) for row in rows for (field, prepare), value in zip(columns, row, strict=True)]
+    return sql, params
+
+
+@lru_cache(maxsize=256)  # one per number of rows a step appends
+def _insert_shape(vendor: str, model, names: tuple[str, ...], count: int) -> tuple[str, list]:
+    """The SQL of an insert of ``count`` rows of these fields and each field with its preparer."""
+    qn = connection.ops.quote_name
+    fields = [model._meta.get_field(name) for name in names]
+    placeholders = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    sql = (f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
+           f"VALUES {', '.join([placeholders] * count)}")
+    return sql, [(field, _preparer(vendor, field)) for field in fields]

@@ -1,0 +1,36 @@
+"""Table seeds at rest: sealed (Fernet: AES-CBC with an HMAC) with keys held in the settings, never in the
+database (``SEED_KEYS``; derived from ``SECRET_KEY`` unless set). A running table's seed decides every
+later deal, so the table row keeps only the sealed form and its state carries no seed; the move path
+opens it for the engine, and the reveal at the end publishes it (issue 23 #9)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from django.conf import settings
+
+
+@lru_cache(maxsize=4)
+def _sealer(keys: tuple[str, ...]) -> MultiFernet:
+    import base64
+    import hashlib
+
+    return MultiFernet([Fernet(base64.urlsafe_b64encode(hashlib.sha256(k.encode()).digest())) for k in keys])
+
+
+def _keys() -> tuple[str, ...]:
+    return tuple(settings.SEED_KEYS)
+
+
+def seal(seed: bytes) -> str:
+    """The sealed form of a 32-byte seed (text, for the table row)."""
+    return _sealer(_keys()).encrypt(bytes(seed)).decode("ascii")
+
+
+def unseal(sealed: str) -> bytes:
+    """The seed inside ``sealed``; ``ValueError`` if no configured key opens it (wrong keys, or tampering)."""
+    try:
+        return _sealer(_keys()).decrypt(sealed.encode("ascii"))
+    except (InvalidToken, UnicodeEncodeError) as exc:
+        raise ValueError("this table's seed cannot be opened with the configured SEED_KEYS") from exc
