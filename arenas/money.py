@@ -15,17 +15,13 @@ from contextlib import contextmanager
 from arenas.errors import ArenaError
 from wallets import services
 from wallets.errors import WalletError
-from wallets.models import AccountKind, TxKind
+from wallets.models import TxKind
 from wallets.services import Leg
 
 
 def escrow(arena):
-    """The arena's escrow account (kind ``arena``, owner ``arena:<id>``), created on first use.
-
-    ``wallets.services`` has a public getter per escrow kind (``tournament_escrow``...); until it has
-    ``arena_escrow`` too, this goes through its account helper, the one writer of account rows."""
-    return services._account(kind=AccountKind.ARENA_ESCROW, owner_key=f"arena:{arena.pk}",
-                             currency=arena.currency)
+    """The arena's escrow account (kind ``arena``, owner ``arena:<id>``), created on first use."""
+    return services.arena_escrow(arena_id=arena.pk, currency=arena.currency)
 
 
 @contextmanager

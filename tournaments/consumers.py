@@ -11,59 +11,32 @@ from __future__ import annotations
 
 from channels.db import database_sync_to_async
 
-from core.websocket import CLOSE_NO_SUCH, CLOSE_UNAUTHENTICATED, ClientSocket, refuse
+from core.websocket import ClientSocket, LivePageSocket
 from rooms import broadcast as rooms_broadcast
 from tournaments import broadcast, selectors
 from tournaments.models import Tournament
 
 
-class TournamentConsumer(ClientSocket):
-    async def connect(self) -> None:
-        try:
-            self.tournament_id = int(self.scope["url_route"]["kwargs"]["pk"])
-        except (KeyError, ValueError):
-            await refuse(self, CLOSE_NO_SUCH)
-            return
-        if not await database_sync_to_async(Tournament.objects.filter(pk=self.tournament_id).exists)():
-            await refuse(self, CLOSE_NO_SUCH)
-            return
-        if not await self.admit():
-            return
-        await self.accept()
-        self.groups_joined = [broadcast.group(self.tournament_id)]
-        user = self.scope.get("user")
+class TournamentConsumer(LivePageSocket):
+    async def exists(self, pk: int) -> bool:
+        return await database_sync_to_async(Tournament.objects.filter(pk=pk).exists)()
+
+    def page_groups(self, pk: int, user) -> list[str]:
+        groups = [broadcast.group(pk)]
         if user is not None and user.is_authenticated:
-            self.groups_joined.append(rooms_broadcast.user_group(user.pk))
+            groups.append(rooms_broadcast.user_group(user.pk))
             if broadcast.player_group(user.pk) != rooms_broadcast.user_group(user.pk):
-                self.groups_joined.append(broadcast.player_group(user.pk))
-        for name in self.groups_joined:
-            await self.channel_layer.group_add(name, self.channel_name)
-        await self._snapshot()
+                groups.append(broadcast.player_group(user.pk))
+        return groups
 
-    async def disconnect(self, code: int) -> None:
-        for name in getattr(self, "groups_joined", []):
-            await self.channel_layer.group_discard(name, self.channel_name)
-
-    async def resync(self, client_id) -> None:
-        await self._snapshot(client_id)
-
-    async def _snapshot(self, client_id=None) -> None:
-        frame = await database_sync_to_async(selectors.live_snapshot)(tournament_id=self.tournament_id)
-        if client_id is not None:
-            frame = {**frame, "id": client_id}
-        await self.send_frame(frame)
+    def snapshot(self, pk: int) -> dict:
+        return selectors.live_snapshot(tournament_id=pk)
 
     async def tournament_standings(self, event: dict) -> None:
         await self.send_frame(event["frame"])
 
     async def tournament_table(self, event: dict) -> None:
         await self.send_frame(event["frame"])
-
-    async def user_logout(self, event: dict) -> None:
-        await self.close(code=CLOSE_UNAUTHENTICATED)
-
-    async def table_state(self, event: dict) -> None:  # other user-group frames are not for this page
-        return
 
 
 class TournamentLobbyConsumer(ClientSocket):

@@ -165,6 +165,61 @@ class ClientSocket(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(payload, separators=(",", ":"), default=str))
 
 
+class LivePageSocket(ClientSocket):
+    """A page's live view of one object (a tournament, an arena): push only. ``connect`` finds the object
+    from the URL's ``pk`` (``exists``), joins ``page_groups`` (the page's, and for a logged-in user the
+    user's group: logging out closes the socket, "your next table" frames arrive there) and sends
+    ``snapshot``; ``resync`` sends it again. Subclasses give those three."""
+
+    async def exists(self, pk: int) -> bool:  # pragma: no cover - every page socket has one
+        raise NotImplementedError
+
+    def page_groups(self, pk: int, user) -> list[str]:  # pragma: no cover
+        raise NotImplementedError
+
+    def snapshot(self, pk: int) -> dict:  # pragma: no cover - runs on a worker thread (database reads)
+        raise NotImplementedError
+
+    async def connect(self) -> None:
+        from channels.db import database_sync_to_async
+
+        try:
+            self.pk = int(self.scope["url_route"]["kwargs"]["pk"])
+        except (KeyError, ValueError):
+            await refuse(self, CLOSE_NO_SUCH)
+            return
+        if not await self.exists(self.pk):
+            await refuse(self, CLOSE_NO_SUCH)
+            return
+        if not await self.admit():
+            return
+        await self.accept()
+        self.groups_joined = self.page_groups(self.pk, self.scope.get("user"))
+        for name in self.groups_joined:
+            await self.channel_layer.group_add(name, self.channel_name)
+        self._read_snapshot = database_sync_to_async(self.snapshot)
+        await self.send_snapshot()
+
+    async def disconnect(self, code: int) -> None:
+        for name in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(name, self.channel_name)
+
+    async def resync(self, client_id: Any) -> None:
+        await self.send_snapshot(client_id)
+
+    async def send_snapshot(self, client_id: Any = None) -> None:
+        frame = await self._read_snapshot(self.pk)
+        if client_id is not None:
+            frame = {**frame, "id": client_id}
+        await self.send_frame(frame)
+
+    async def user_logout(self, event: dict) -> None:
+        await self.close(code=CLOSE_UNAUTHENTICATED)
+
+    async def table_state(self, event: dict) -> None:  # other user-group frames are not for this page
+        return
+
+
 class NoSuchSocket(AsyncWebsocketConsumer):
     """Every websocket path no route matches: a clean 4404 instead of an error and a traceback."""
 

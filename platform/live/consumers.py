@@ -250,7 +250,10 @@ class TableConsumer(ClientSocket):
         user = self.scope["user"]
         if not selectors.may_watch(table=table, user=user, invite_code=(query.get("invite") or [""])[0]):
             return False, 0
-        return selectors.seat_number_of(table=table, user_id=user.pk), table.room.spectator_delay_s
+        # The delay keeps spectators from relaying play to a seat; someone who played at this table (and
+        # may since have left or been removed) saw it live anyway, and watches the rest live too.
+        played = any(entry["user_id"] == user.pk for entry in table.seating)
+        return selectors.seat_number_of(table=table, user_id=user.pk), 0 if played else table.room.spectator_delay_s
 
     @database_sync_to_async
     def _snapshot(self) -> tuple[int | None, dict]:

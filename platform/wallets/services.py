@@ -101,6 +101,10 @@ def tournament_escrow(*, tournament_id: int, currency: str) -> Account:
     return _account(kind=AccountKind.TOURNAMENT_ESCROW, owner_key=f"tournament:{tournament_id}", currency=currency)
 
 
+def arena_escrow(*, arena_id: int, currency: str) -> Account:
+    return _account(kind=AccountKind.ARENA_ESCROW, owner_key=f"arena:{arena_id}", currency=currency)
+
+
 def revenue(*, currency: str) -> Account:
     return _account(kind=AccountKind.REVENUE, owner_key=PLATFORM, currency=currency)
 

@@ -137,6 +137,22 @@ async def test_a_spectator_gets_each_frame_only_after_the_delay_and_a_seated_pla
     await watcher.disconnect()
 
 
+async def test_someone_who_played_at_the_table_watches_the_rest_live():
+    """A player who left or was removed is no longer seated, but saw the game live: no delay for them."""
+    table, a, b, w = await sync_to_async(_running_table)(delay=6, slug="former")
+
+    def mark_left() -> None:
+        seating = [{**e, "status": "left"} if e["user_id"] == a.pk else e for e in table.seating]
+        Table.objects.filter(pk=table.pk).update(seating=seating)
+
+    await sync_to_async(mark_left)()
+    started = time.monotonic()
+    former = await _connect(table.pk, a)
+    frame = await _next(former, "state", timeout=4)  # a spectator would wait the room's 6 s
+    assert frame["seat"] is None and time.monotonic() - started < 6
+    await former.disconnect()
+
+
 async def test_a_second_spectator_starts_from_the_table_as_it_was_and_a_resync_never_shows_it_as_it_is():
     table, a, b, w = await sync_to_async(_running_table)()
     w2 = await sync_to_async(user_create)(username="watch-w2", password="pass-word-123")
