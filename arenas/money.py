@@ -81,19 +81,7 @@ def refund_all(*, arena, players: list) -> int:
 
 def pay_prizes(*, arena, rake: int, prizes: dict) -> None:
     """``prizes``: ArenaPlayer -> amount; with ``rake`` they must empty the escrow exactly."""
-    account = escrow(arena)
-    account.refresh_from_db(fields=["balance"])
-    total = rake + sum(prizes.values())
-    if total != account.balance:
-        raise ArenaError("pool_mismatch", f"Prizes {total} do not match the escrow {account.balance}.", status=500)
-    if not total:
-        return
+    payouts = [(player.user, amount) for player, amount in sorted(prizes.items(), key=lambda item: item[0].pk)]
     with _ledger():
-        legs = [Leg(account, -total)]
-        if rake:
-            legs.append(Leg(services.revenue(currency=arena.currency), rake))
-        for player, amount in sorted(prizes.items(), key=lambda item: item[0].pk):
-            if amount:
-                legs.append(Leg(services.wallet(user=player.user, currency=arena.currency), amount))
-        services.post_transaction(key=f"arena:{arena.pk}:prizes", legs=legs, kind=TxKind.SETTLE,
-                                  memo=f"Arena {arena.pk}: prizes and rake")
+        services.settle_escrow(escrow=escrow(arena), rake=rake, payouts=payouts, key=f"arena:{arena.pk}:prizes",
+                               memo=f"Arena {arena.pk}: prizes and rake")

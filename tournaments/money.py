@@ -101,19 +101,7 @@ def cancel(*, tournament, refund_entries: list) -> None:
 
 def pay_prizes(*, tournament, rake: int, prizes: dict) -> None:
     """``prizes``: entry -> amount; with ``rake`` they must empty the escrow exactly."""
-    escrow = _escrow(tournament)
-    escrow.refresh_from_db(fields=["balance"])
-    total = rake + sum(prizes.values())
-    if total != escrow.balance:
-        raise TournamentError("pool_mismatch", f"Prizes {total} do not match the escrow {escrow.balance}.", status=500)
-    if not total:
-        return
+    payouts = [(entry.user, amount) for entry, amount in sorted(prizes.items(), key=lambda item: item[0].pk)]
     with _ledger():
-        legs = [Leg(escrow, -total)]
-        if rake:
-            legs.append(Leg(services.revenue(currency=tournament.currency), rake))
-        for entry, amount in sorted(prizes.items(), key=lambda item: item[0].pk):
-            if amount:
-                legs.append(Leg(services.wallet(user=entry.user, currency=tournament.currency), amount))
-        services.post_transaction(key=f"tournament:{tournament.pk}:prizes", legs=legs, kind=TxKind.SETTLE,
-                                  memo=f"Tournament {tournament.pk}: prizes and rake")
+        services.settle_escrow(escrow=_escrow(tournament), rake=rake, payouts=payouts,
+                               key=f"tournament:{tournament.pk}:prizes", memo=f"Tournament {tournament.pk}: prizes and rake")

@@ -105,6 +105,24 @@ def arena_escrow(*, arena_id: int, currency: str) -> Account:
     return _account(kind=AccountKind.ARENA_ESCROW, owner_key=f"arena:{arena_id}", currency=currency)
 
 
+def settle_escrow(*, escrow: Account, rake: int, payouts: list[tuple[object, int]], key: str,
+                  memo: str) -> LedgerTransaction | None:
+    """Empty an escrow exactly (a tournament's or an arena's prizes): ``rake`` to revenue, each (user, amount)
+    to that user's wallet, in one posting. ``pool_mismatch`` (500: a bug, nothing posted) when they do not
+    add up to the escrow's balance."""
+    escrow.refresh_from_db(fields=["balance"])
+    total = rake + sum(amount for _, amount in payouts)
+    if total != escrow.balance:
+        raise WalletError("pool_mismatch", f"Prizes {total} do not match the escrow {escrow.balance}.", status=500)
+    if not total:
+        return None
+    legs = [Leg(escrow, -total)]
+    if rake:
+        legs.append(Leg(revenue(currency=escrow.currency), rake))
+    legs += [Leg(wallet(user=user, currency=escrow.currency), amount) for user, amount in payouts if amount]
+    return post_transaction(key=key, legs=legs, kind=TxKind.SETTLE, memo=memo)
+
+
 def revenue(*, currency: str) -> Account:
     return _account(kind=AccountKind.REVENUE, owner_key=PLATFORM, currency=currency)
 
