@@ -12,16 +12,16 @@
 
 from __future__ import annotations
 
-from django.db.models import BigIntegerField, CharField, Exists, OuterRef, Subquery, Sum, Value
-from django.db.models.functions import Cast, Coalesce, Concat
+from django.db.models import BigIntegerField, Exists, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
 
 from arenas.models import ENDED, HOLDING, Arena, ArenaPlayer, Status
+from wallets.checks import owner_key, stray_escrows
 from wallets.models import Account, AccountKind, LedgerTransaction
 
 
 def _key(*suffix: str):
-    return Concat(Value("arena:"), Cast(OuterRef("pk"), output_field=CharField()), *map(Value, suffix),
-                  output_field=CharField())
+    return owner_key("arena", *suffix)
 
 
 def escrow_problems() -> list[str]:
@@ -50,12 +50,5 @@ def escrow_problems() -> list[str]:
             problems.append(f"arena {pk} was cancelled without its refund posting arena:{pk}:cancel")
         if payout_error and status not in ENDED:
             problems.append(f"arena {pk} ({status}) is stuck: its prize payout failed ({payout_error})")
-    for account in Account.objects.filter(kind=AccountKind.ARENA_ESCROW).exclude(balance=0).order_by("pk"):
-        raw = account.owner_key.partition(":")[2]
-        arena_id = int(raw) if raw.isdigit() else None
-        if arena_id not in currencies:
-            problems.append(f"escrow {account.pk} ({account}) holds {account.balance} for no arena")
-        elif currencies[arena_id] != account.currency:
-            problems.append(f"escrow {account.pk} ({account}) holds {account.balance} {account.currency}, but "
-                            f"arena {arena_id} plays in {currencies[arena_id]}")
+    problems += stray_escrows(kind=AccountKind.ARENA_ESCROW, what="arena", currencies=currencies)
     return problems

@@ -12,18 +12,18 @@ as a false breach).
 
 from __future__ import annotations
 
-from django.db.models import BigIntegerField, CharField, Exists, OuterRef, Subquery, Sum, Value
-from django.db.models.functions import Cast, Coalesce, Concat
+from django.db.models import BigIntegerField, Exists, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
 
 from tournaments.models import HOLDING, Entry, Status, Tournament
+from wallets.checks import owner_key, stray_escrows
 from wallets.models import Account, AccountKind, LedgerTransaction
 
 ENDED = (Status.FINISHED, Status.CANCELLED)
 
 
 def _key(*suffix: str):
-    return Concat(Value("tournament:"), Cast(OuterRef("pk"), output_field=CharField()), *map(Value, suffix),
-                  output_field=CharField())
+    return owner_key("tournament", *suffix)
 
 
 def escrow_problems() -> list[str]:
@@ -50,12 +50,5 @@ def escrow_problems() -> list[str]:
         if payout_error and status != Status.FINISHED:
             when = f" at {failed_at:%Y-%m-%d %H:%M:%S}" if failed_at else ""
             problems.append(f"tournament {pk} ({status}) is stuck: its prize payout failed{when} ({payout_error})")
-    for account in Account.objects.filter(kind=AccountKind.TOURNAMENT_ESCROW).exclude(balance=0).order_by("pk"):
-        raw = account.owner_key.partition(":")[2]
-        tournament_id = int(raw) if raw.isdigit() else None
-        if tournament_id not in currencies:
-            problems.append(f"escrow {account.pk} ({account}) holds {account.balance} for no tournament")
-        elif currencies[tournament_id] != account.currency:
-            problems.append(f"escrow {account.pk} ({account}) holds {account.balance} {account.currency}, but "
-                            f"tournament {tournament_id} plays in {currencies[tournament_id]}")
+    problems += stray_escrows(kind=AccountKind.TOURNAMENT_ESCROW, what="tournament", currencies=currencies)
     return problems

@@ -23,6 +23,30 @@ def register_check(check: Callable[[], list[str]]) -> None:
         _app_checks.append(check)
 
 
+def owner_key(prefix: str, *suffix: str):
+    """``<prefix>:<pk of the outer row><suffix...>`` in SQL: an escrow's owner key or a posting's key."""
+    from django.db.models import CharField, OuterRef, Value
+    from django.db.models.functions import Cast, Concat
+
+    return Concat(Value(f"{prefix}:"), Cast(OuterRef("pk"), output_field=CharField()), *map(Value, suffix),
+                  output_field=CharField())
+
+
+def stray_escrows(*, kind: str, what: str, currencies: dict[int, str]) -> list[str]:
+    """Escrows of ``kind`` holding money for no ``what`` (owner ``<what>:<id>``, ``currencies`` = id ->
+    currency of each that exists), or in another currency than theirs."""
+    problems = []
+    for account in Account.objects.filter(kind=kind).exclude(balance=0).order_by("pk"):
+        raw = account.owner_key.partition(":")[2]
+        owner = int(raw) if raw.isdigit() else None
+        if owner not in currencies:
+            problems.append(f"escrow {account.pk} ({account}) holds {account.balance} for no {what}")
+        elif currencies[owner] != account.currency:
+            problems.append(f"escrow {account.pk} ({account}) holds {account.balance} {account.currency}, but "
+                            f"{what} {owner} plays in {currencies[owner]}")
+    return problems
+
+
 def ledger_problems() -> list[str]:
     """Every breach of an invariant, as a readable line; an empty list means the ledger is sound."""
     from rooms.models import ENDED_STATUSES, Table
