@@ -11,6 +11,7 @@ import time
 from functools import partial
 
 from django.conf import settings
+from django.contrib.auth.hashers import make_password
 from django.core import signing
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
@@ -85,12 +86,12 @@ def bot_create(*, username: str, display_name: str, style: str, description: str
     with transaction.atomic():
         bot, created = User.objects.get_or_create(
             username=username,
+            # Unusable from the start (make_password(None)): a second save to set it looked like a password
+            # change, which closes the user's sockets through the Redis a management command may not have.
             defaults={"display_name": display_name, "is_bot": True, "bot_style": style,
-                      "bot_description": description},
+                      "bot_description": description, "password": make_password(None)},
         )
         if created:
-            bot.set_unusable_password()
-            bot.save(update_fields=["password"])
             from accounts.signals import user_created
 
             user_created.send(sender=User, user=bot)

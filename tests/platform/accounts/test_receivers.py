@@ -92,6 +92,16 @@ def test_losing_access_closes_the_users_sockets_and_only_theirs(lose_access):
     async_to_sync(run)()
 
 
+def test_a_new_bot_is_no_password_change(monkeypatch, django_capture_on_commit_callbacks):
+    """A bot is made with its unusable password at once: nothing to close (a management command such as
+    seed_demo makes bots before any Redis runs)."""
+    sent: list = []
+    monkeypatch.setattr(broadcast, "publish", lambda messages: sent.extend(messages))
+    with django_capture_on_commit_callbacks(execute=True):
+        bot = services.bot_create(username="quiet-bot", display_name="Quiet", style="random", description="R.")
+    assert sent == [] and not bot.has_usable_password()
+
+
 def test_the_sockets_close_after_the_commit_and_only_for_access_changes(monkeypatch):
     sent: list = []
     monkeypatch.setattr(broadcast, "publish", lambda messages: sent.extend(messages))
