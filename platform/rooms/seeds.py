@@ -23,6 +23,12 @@ def _keys() -> tuple[str, ...]:
     return tuple(settings.SEED_KEYS)
 
 
+def playable(table) -> dict:
+    """The state the engine plays the next step from: the row's state with the table's seed opened in it.
+    Only the move path (and a test that tries a move) needs it; never send or store it."""
+    return {**table.state, "seed": table.seed.hex()}
+
+
 def seal(seed: bytes) -> str:
     """The sealed form of a 32-byte seed (text, for the table row)."""
     return _sealer(_keys()).encrypt(bytes(seed)).decode("ascii")

@@ -405,7 +405,7 @@ def _apply(table: Table, engine, seat: int | None, move: dict, at: int) -> list[
         at = last
     before = engine.deadline(table.state)  # whose clock ran: charged to its bank below
     try:
-        state, events = engine.apply({**table.state, "seed": table.seed.hex()}, seat, move, now_ms=at)
+        state, events = engine.apply(seeds.playable(table), seat, move, now_ms=at)
     except IllegalMove as exc:
         raise TableError(exc.code, exc.message) from exc
     # The log entries this step appended go to their own rows; the row keeps a state without them.

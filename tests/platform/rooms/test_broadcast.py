@@ -99,6 +99,9 @@ def test_publishing_from_many_short_lived_threads_reuses_connections():
 
     messages = [(broadcast.all_group(TABLE), {"type": "table.state", "table": TABLE, "version": 1})]
     errors: list[BaseException] = []
+    # The idle list is the process's: other threads of earlier tests (a move pool's broadcaster) may have
+    # given theirs back to it. What counts is that 150 threads add at most what two at once would.
+    before = len(transport._idle)
 
     def one() -> None:
         try:
@@ -113,7 +116,7 @@ def test_publishing_from_many_short_lived_threads_reuses_connections():
     assert errors == []
     got = _received_after(lambda: broadcast.publish(messages))
     assert [m["version"] for m in got] == [1]
-    assert len(transport._idle) <= 2
+    assert len(transport._idle) <= max(before, 2)
 
 
 # ----- every change a viewer can see is numbered and reaches every socket -----------------------

@@ -116,7 +116,8 @@ def _assert_no_leaks(table: Table, seat: int, frames: list) -> None:
 
 
 def test_four_seat_lembar_two_humans_two_bots_to_a_verified_finish(live_stack, tmp_path):
-    room = Room.objects.create(name="Live", slug="live-lembar", game="lembar", seats=4, min_seats=4, turn_seconds=5)
+    room = Room.objects.create(name="Live", slug="live-lembar", game="lembar", seats=4, min_seats=4, turn_seconds=5,
+                               time_bank_seconds=0)  # idle humans time out at the turn timer (no bank)
     humans = [user_create(username=f"h{i}", password="pass-word-123") for i in range(2)]
     bots = [bot_create(username=f"lb{i}", display_name=f"LB{i}", style="", description="") for i in range(2)]
     table = services.table_open(room=room, host=humans[0])
@@ -154,7 +155,8 @@ def test_four_seat_lembar_two_humans_two_bots_to_a_verified_finish(live_stack, t
 
 
 def test_sigkill_of_the_worker_loses_nothing(live_stack):
-    room = Room.objects.create(name="Crash", slug="crash", game="lembar", seats=4, min_seats=4, turn_seconds=1)
+    room = Room.objects.create(name="Crash", slug="crash", game="lembar", seats=4, min_seats=4, turn_seconds=1,
+                               time_bank_seconds=0)  # idle humans time out at the turn timer (no bank)
     idle_human = user_create(username="idle", password="pass-word-123")  # never moves: the timer plays for them
     bots = [bot_create(username=f"cb{i}", display_name=f"CB{i}", style="", description="") for i in range(3)]
     table = services.table_open(room=room, host=idle_human)

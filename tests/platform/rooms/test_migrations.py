@@ -7,7 +7,7 @@ import importlib
 from django.apps import apps
 
 from gameworkers.engines import get_engine
-from rooms import services
+from rooms import seeds, services
 from rooms.models import Table
 
 
@@ -32,7 +32,7 @@ def test_a_state_saved_before_the_counters_gets_them_and_plays_on(lembar_room, m
     engine = get_engine("lembar")
     seat = engine.to_act(table.state)[0]
     move = engine.legal_moves(table.state, seat)[0]
-    state, _ = engine.apply(table.state, seat, move, now_ms=5_000)
+    state, _ = engine.apply(seeds.playable(table), seat, move, now_ms=5_000)
     assert state["move_count"] == 1 and state["moves"][-1]["seq"] == 1
 
 

@@ -11,6 +11,7 @@ from django.db import close_old_connections, connection
 
 from accounts.services import user_create
 from gameworkers.engines import get_engine
+from rooms import seeds
 from rooms import services as rooms
 from rooms.errors import TableError
 from rooms.models import Room, StopReason, Table, TableStatus
@@ -117,7 +118,7 @@ def _to_the_last_move(table: Table) -> tuple[int, dict]:
         table.refresh_from_db()
         for seat in engine.to_act(table.state):
             for move in engine.legal_moves(table.state, seat):
-                state, _events = engine.apply(table.state, seat, move, now_ms=rooms.now_ms())
+                state, _events = engine.apply(seeds.playable(table), seat, move, now_ms=rooms.now_ms())
                 if engine.is_over(state):
                     return seat, move
         seat = engine.to_act(table.state)[0]
