@@ -477,3 +477,37 @@ def test_turn_alerts_lembar_warning_and_play_again_after_bots(page):
     page.wait_for_url(lambda url: "/tables/" in url and f"/tables/{table.pk}/" not in url, timeout=5_000)
     assert time.monotonic() - started < 5
     page.wait_for_selector("#hand .card-btn")
+
+
+def test_every_games_rules_panel_in_every_language_at_both_sizes(browser, live_stack):
+    """Issue 25: each game's rules panel, opened in the browser in each language (two on a phone, two on a
+    desktop), reads as words (no spec markers, Markdown or raw keys), states the table's timer and fits."""
+    from accounts.models import User
+    from tests.frontend.test_table_rules import INTERNAL, SEATS
+
+    user = user_create(username="rhea", password=PASSWORD, display_name="Rhea")
+    _bots(3)
+    tables = {}
+    for game, seats in SEATS.items():
+        room = Room.objects.create(name=f"{game} rules", slug=f"{game}-rules-browser", game=game, seats=seats,
+                                   min_seats=seats if game == "baloot" else 2, turn_seconds=23)
+        tables[game] = services.play_with_bots(room=room, user=user).pk
+    phone, desktop = {"width": 390, "height": 844}, {"width": 1366, "height": 900}
+    for language, viewport in (("en", phone), ("id", desktop), ("ms", phone), ("tr", desktop)):
+        User.objects.filter(pk=user.pk).update(preferred_language=language)
+        context = browser.new_context(viewport=viewport, base_url=live_stack)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        login(page, "rhea")  # the language comes from the profile
+        for game, table_id in tables.items():
+            page.goto(f"/tables/{table_id}/")
+            assert page.get_attribute("html", "lang") == language
+            page.click("#rules summary")
+            body = page.locator("#rules .rules-body")
+            body.wait_for(state="visible")
+            text = body.inner_text()
+            where = f"{game} in {language} at {viewport['width']}px"
+            assert not INTERNAL.findall(text), (where, INTERNAL.findall(text))
+            assert "23" in text and len(text) > 1500, where  # the room's timer; the whole rule set
+            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], where
+        context.close()
