@@ -2,7 +2,7 @@
 page never scrolls sideways and every room's actions and facts are on screen, unclipped and focusable.
 
 Run: .venv/bin/pytest tests/frontend/test_lobby_layout.py
-Screenshots: tests/artifacts/lobby-layout-<lang>-<width>.png (full page).
+Screenshots: tests/artifacts/lobby-layout-<lang>-<width>x<height>.png (full page).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pass-word-123"
 # (width, height): laptops and desktops, then two phones.
-SCREENS = [(1024, 768), (1280, 800), (1366, 768), (1440, 900), (1920, 1080), (375, 740), (414, 896)]
+SCREENS = [(1024, 768), (1280, 800), (1366, 768), (1366, 900), (1920, 1080), (390, 844), (375, 740)]
 ACTIONS = ("quick-play", "play-bots", "open-private")
 
 # For every room row: its action buttons and its cells (name, stake, rake, timer, seats, players) must have
@@ -98,7 +98,7 @@ def _assert_fits(page, rooms: dict[str, Room], width: int, height: int, language
     page.wait_for_selector("tr[data-room]")
     assert page.get_attribute("html", "lang") == language
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"lobby-layout-{language}-{width}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"lobby-layout-{language}-{width}x{height}.png"), full_page=True)
     for slug, room in rooms.items():
         actions = page.locator(f"tr[data-room='{slug}'] button[data-action]")
         expected = ACTIONS[:2] if room.bots_only else ACTIONS
@@ -110,7 +110,7 @@ def _assert_fits(page, rooms: dict[str, Room], width: int, height: int, language
     assert not report["problems"], f"{width}px ({language}): " + "; ".join(report["problems"])
 
 
-@pytest.mark.parametrize(("width", "height"), SCREENS, ids=[f"{w}px" for w, _ in SCREENS])
+@pytest.mark.parametrize(("width", "height"), SCREENS, ids=[f"{w}x{h}" for w, h in SCREENS])
 def test_lobby_shows_every_rooms_actions_without_sideways_scrolling(page, width, height):
     rooms = _lobby(page)
     _assert_fits(page, rooms, width, height, "en")
