@@ -46,7 +46,7 @@ lock: $(STAMP)
 # Known vulnerabilities in the locked packages (pip-audit; CI runs it): fails on any finding, and says
 # loudly which packages it could not check (AUDIT_STRICT=1 fails on those too).
 audit: $(STAMP)
-	$(PY) platform/core/security/dependency_audit.py requirements.lock requirements-dev.lock
+	$(PY) platform/security/dependency_audit.py requirements.lock requirements-dev.lock
 
 clean:
 	rm -rf $(VENV) var staticfiles

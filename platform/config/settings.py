@@ -78,7 +78,7 @@ REDIS_URL = env.str("REDIS_URL", default="") or embedded.redis_url()
 REDIS_EMBEDDED = not env.str("REDIS_URL", default="")
 
 INSTALLED_APPS = [
-    "core.security.admin_apps.StaffAdminConfig",  # django.contrib.admin with the staff second factor
+    "security.admin_apps.StaffAdminConfig",  # django.contrib.admin with the staff second factor
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -97,15 +97,16 @@ INSTALLED_APPS = [
     "chat",  # table chat: players' and spectators' channels, mutes, reports (docs/protocol.md, "Chat")
     "core",
     "live",  # the tuned live path (platform/live/__init__.py)
-    "core.security",  # check --deploy warnings cardroom.W001-W004, the Content-Security-Policy middleware, staff TOTP
+    "security",  # check --deploy warnings cardroom.W001-W004, the Content-Security-Policy middleware, staff TOTP
     "django_otp",
     "django_otp.plugins.otp_totp",
     "gameworkers",
     "frontend",
+    "config",  # the project root: urls, routing, and the commands that run and seed the platform
 ]
 
 MIDDLEWARE = [
-    "core.security.csp.ContentSecurityPolicyMiddleware",  # outermost: every response gets the policy
+    "security.csp.ContentSecurityPolicyMiddleware",  # outermost: every response gets the policy
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -159,7 +160,7 @@ LOGIN_THROTTLE_ATTEMPTS = env.int("LOGIN_THROTTLE_ATTEMPTS", default=5)
 LOGIN_THROTTLE_WINDOW_S = env.int("LOGIN_THROTTLE_WINDOW_S", default=900)
 
 ADMIN_PATH = env.str("ADMIN_PATH", default="backoffice/").strip("/") + "/"
-# Staff TOTP two-factor (core.security.staff_otp): on, staff without a device must enrol before using
+# Staff TOTP two-factor (security.staff_otp): on, staff without a device must enrol before using
 # the admin; off, they may use it with a banner recommending enrolment. Enrolled staff always give a code.
 STAFF_REQUIRE_TOTP = env.bool("STAFF_REQUIRE_TOTP", default=False)
 OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="Cardroom")  # the name authenticator apps show
@@ -238,7 +239,7 @@ CELERY_TASK_DEFAULT_QUEUE = "moves"
 CELERY_TASK_ROUTES = {"gameworkers.tasks.bot_*": {"queue": "bots"}}
 # Threads per ASGI process that apply its sockets' moves (live.move_pool), each with its own
 # database connection. Two keep a process's database round trips overlapping; more only fight over
-# the GIL and the cores once the machine is busy (docs/benchmarks.md: 4 collapsed under load that 2 held).
+# the GIL and the cores once the machine is busy (docs/benchmarks/history.md: 4 collapsed under load that 2 held).
 MOVE_THREADS = env.int("MOVE_THREADS", default=2)
 
 # PostgreSQL connections of an ASGI server process: a bounded pool (Django's, psycopg_pool). Django
@@ -275,7 +276,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Production hardening; all on by default once DEBUG is off. ``check --deploy`` is then clean but for
-# this project's own Redis warnings (core.security.checks: cardroom.W001 embedded Redis, W002 no
+# this project's own Redis warnings (security.checks: cardroom.W001 embedded Redis, W002 no
 # password, W003 no TLS), which a production REDIS_URL (rediss://user:password@host/...) clears.
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
 SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)
@@ -286,7 +287,7 @@ SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_PROXY", default=False) else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
-# Content-Security-Policy on every response (core.security.csp; README.md "Security headers"): no inline
+# Content-Security-Policy on every response (security.csp; README.md "Security headers"): no inline
 # scripts. A view whose template had to carry an inline <script> would be named here (none does).
 CSP_INLINE_SCRIPT_VIEWS: list[str] = []
 SILENCED_SYSTEM_CHECKS = env.list("SILENCED_SYSTEM_CHECKS", default=[])

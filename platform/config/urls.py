@@ -13,11 +13,11 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script from ?script (no inline script: the CSP forbids them).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/", include("core.api_urls")),
+    path("api/", include("config.api_urls")),
     path("play/", include("matchmaking.urls")),
     path("tournaments/", include("tournaments.urls")),
     path("arenas/", include("arenas.urls")),
-    path("api/arenas/", include("arenas.api_urls")),  # beside core.api_urls' /api/ (docs/arenas.md)
+    path("api/arenas/", include("arenas.api_urls")),  # beside config.api_urls' /api/ (docs/arenas.md)
     path("", include("frontend.urls")),
 ]
 

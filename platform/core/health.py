@@ -57,10 +57,10 @@ def redis_status() -> tuple[bool, str]:
 
 
 def celery_status(timeout: float = 2.0) -> tuple[bool, str]:
-    from config.celery import app
+    from celery import current_app  # the project's app (config.celery), without core importing config
 
     try:
-        replies = app.control.ping(timeout=timeout)
+        replies = current_app.control.ping(timeout=timeout)
     except Exception as exc:
         return False, type(exc).__name__
     if not replies:

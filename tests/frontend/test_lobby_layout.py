@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from accounts.services import user_create
-from core.management.commands.seed_demo import ROOMS
+from config.management.commands.seed_demo import ROOMS
 from rooms import services
 from rooms.models import Room
 from tests.frontend.conftest import ARTIFACTS, login

@@ -8,7 +8,7 @@ from datetime import datetime, time, timedelta
 from django.core.management import call_command
 from django.utils import timezone
 
-from core.management.commands.seed_demo import next_at
+from config.management.commands.seed_demo import next_at
 from rooms.models import StakeKind
 from tournaments import selectors, services
 from tournaments.models import Status, Tournament

@@ -1,4 +1,4 @@
-"""``manage.py check --deploy``: the project's Redis warnings (core.security.checks, README.md)."""
+"""``manage.py check --deploy``: the project's Redis warnings (security.checks, README.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.security import checks
+from security import checks
 
 ROOT = Path(__file__).resolve().parents[3]
 PRODUCTION_REDIS = "rediss://cardroom:s3cret@redis.example:6380/0?ssl_cert_reqs=required"

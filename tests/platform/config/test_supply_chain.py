@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.security import dependency_audit as audit
+from security import dependency_audit as audit
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -138,7 +138,7 @@ sys.exit(1 if mode == "vulnerable" else 0)
 def test_the_audit_command(tmp_path, mode, strict, code, words):
     fake = tmp_path / "fake_pip_audit.py"
     fake.write_text(FAKE_PIP_AUDIT.format(mode=mode, vuln=VULN))
-    command = [sys.executable, str(ROOT / "platform" / "core" / "security" / "dependency_audit.py"),
+    command = [sys.executable, str(ROOT / "platform" / "security" / "dependency_audit.py"),
                "--pip-audit", f"{sys.executable} {fake}", "requirements.lock", "requirements-dev.lock"]
     out = subprocess.run(command + (["--strict"] if strict else []), cwd=ROOT, capture_output=True, text=True,
                          timeout=60, env={"PATH": "/usr/bin:/bin"})

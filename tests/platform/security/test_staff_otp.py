@@ -14,7 +14,7 @@ from django_otp.oath import totp
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts import services as accounts_services
-from core.security import checks, staff_otp
+from security import checks, staff_otp
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()

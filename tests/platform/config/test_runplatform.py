@@ -96,7 +96,7 @@ def test_the_server_closes_a_socket_sending_a_frame_over_the_cap_and_answers_sma
     from django.test import Client
 
     from accounts.services import user_create
-    from core.management.commands.runplatform import UVICORN_WS_OPTIONS, WS_MAX_BYTES
+    from config.management.commands.runplatform import UVICORN_WS_OPTIONS, WS_MAX_BYTES
     from rooms import services
     from rooms.models import Room
 

@@ -1,4 +1,4 @@
-"""The staff second factor's two pages (``core.security.staff_otp``), served by the admin site
+"""The staff second factor's two pages (``security.staff_otp``), served by the admin site
 (``admin_site.StaffAdminSite.get_urls``: signed-in, active staff only)."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.http import client_address
-from core.security import staff_otp
-from core.security.staff_otp import AdminAccess, SecondFactorError
+from security import staff_otp
+from security.staff_otp import AdminAccess, SecondFactorError
 
 _CODE = re.compile(r"[0-9]{6,8}")
 

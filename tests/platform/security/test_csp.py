@@ -1,4 +1,4 @@
-"""The Content-Security-Policy (core.security.csp) and the locally served Swagger UI."""
+"""The Content-Security-Policy (security.csp) and the locally served Swagger UI."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.urls.resolvers import RoutePattern
 from django.utils import timezone
 
-from core.security import csp
+from security import csp
 
 ROOT = Path(__file__).resolve().parents[3]
 POLICY_HTTP = csp.policy(("ws://testserver", "wss://testserver"))
@@ -69,7 +69,7 @@ def test_the_middleware_works_sync_and_async_and_keeps_a_views_own_policy():
 
 
 def test_the_middleware_is_outermost(settings):
-    assert settings.MIDDLEWARE[0] == "core.security.csp.ContentSecurityPolicyMiddleware"
+    assert settings.MIDDLEWARE[0] == "security.csp.ContentSecurityPolicyMiddleware"
 
 
 # -- every page ------------------------------------------------------------------------------------

@@ -37,5 +37,5 @@ def test_seed_demo_generates_passwords_prints_them_once_and_they_work(settings, 
     again = io.StringIO()
     call_command("seed_demo", stdout=again)  # idempotent; the passwords are not shown again
     assert printed["staff"] not in again.getvalue() and "admin: /" in again.getvalue()
-    source = Path(__file__).resolve().parents[3] / "platform/core/management/commands/seed_demo.py"
+    source = Path(__file__).resolve().parents[3] / "platform/config/management/commands/seed_demo.py"
     assert "pass-2026" not in source.read_text()

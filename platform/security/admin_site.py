@@ -1,4 +1,4 @@
-"""The admin site: Django's, plus the staff second factor (``core.security.staff_otp``).
+"""The admin site: Django's, plus the staff second factor (``security.staff_otp``).
 
 - ``has_permission`` also asks for the second factor: a session a code has verified, or (while
   ``STAFF_REQUIRE_TOTP`` is off) a staff member with no device at all;
@@ -23,8 +23,8 @@ from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.views.decorators.cache import never_cache
 
-from core.security import staff_otp, views
-from core.security.staff_otp import AdminAccess
+from security import staff_otp, views
+from security.staff_otp import AdminAccess
 
 # The step a staff member the admin refuses only for want of the second factor is sent to.
 _STEPS = {AdminAccess.CODE_NEEDED: "admin:two_factor_verify", AdminAccess.ENROLMENT_NEEDED: "admin:two_factor"}

@@ -1,6 +1,6 @@
 """Audit the locked dependencies for known vulnerabilities (``make audit``; ``.ci/run`` runs it).
 
-    python platform/core/security/dependency_audit.py [--strict] requirements.lock requirements-dev.lock
+    python platform/security/dependency_audit.py [--strict] requirements.lock requirements-dev.lock
 
 Runs pip-audit over the hashed lock files exactly as pinned (``--disable-pip --require-hashes``: no
 resolution, nothing installed) and reads its JSON report:
