@@ -1,11 +1,11 @@
 """The operators' revenue report, computed from the ledger alone (docs/operators.md). Reads only.
 
-Four sections, each a list of plain dict rows (the admin page and its CSV files show the same rows):
+Five sections, each a list of plain dict rows (the admin page and its CSV files show the same rows):
 - ``revenue_rows``: every leg posted to the platform's revenue accounts, counted once, by day, source
-  (the room of the table, or the tournament), game and currency, split into rake, forfeits, converted
-  (a Mutiara pot taken whole while its prize was issued in Kelereng) and other (e.g. adjustments);
+  (the room of the table, the tournament or the arena), game and currency, split into rake, forfeits,
+  converted (a Mutiara pot taken whole while its prize was issued in Kelereng) and other (e.g. adjustments);
 - ``tournament_rows``: per tournament, entry fees in, refunds, prizes, rake, forfeits and the change of
-  its escrow;
+  its escrow; ``arena_rows``: the same per arena;
 - ``bot_rows``: per bot wallet and currency, its welcome grant, the platform's top-ups and the result
   of its play (the platform's result: economy.md, "their results are the platform's");
 - ``writeoff_rows``: 31 bailouts (Chip issued and the debt written off) and Cherki shortfalls covered by
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
@@ -41,6 +41,7 @@ CATEGORIES = (RAKE, FORFEITS, CONVERTED, OTHER)
 
 _TABLE_KEY = re.compile(r"^table:(\d+):(.+)$")
 _TOURNAMENT_KEY = re.compile(r"^tournament:(\d+):(.+)$")
+_ARENA_KEY = re.compile(r"^arena:(\d+):(.+)$")
 _HAND = re.compile(r"^hand:\d+$")
 
 
@@ -109,7 +110,7 @@ def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
         yield ids[i:i + CHUNK]
 
 
-# ----- names of tables' rooms and of tournaments (lazy: the ledger imports no app built on it) ------
+# ----- names of tables' rooms, tournaments and arenas (lazy: the ledger imports no app built on it) ----
 
 def _rooms_of(table_ids: Iterable[int]) -> dict[int, dict]:
     """table id -> {"id", "name", "game"} of its room."""
@@ -122,16 +123,24 @@ def _rooms_of(table_ids: Iterable[int]) -> dict[int, dict]:
     return rooms
 
 
-def _tournaments(ids: Iterable[int]) -> dict[int, dict]:
-    """tournament id -> {"name", "game"} (empty when the tournaments app is not installed)."""
-    if not apps.is_installed("tournaments"):
+def _named(app: str, model_name: str, ids: Iterable[int]) -> dict[int, dict]:
+    """id -> {"name", "game"} of a tournament or an arena (empty when its app is not installed)."""
+    if not apps.is_installed(app):
         return {}
-    Tournament = apps.get_model("tournaments", "Tournament")
+    model = apps.get_model(app, model_name)
     found: dict[int, dict] = {}
     for chunk in _chunks(ids):
-        for pk, name, game in Tournament.objects.filter(pk__in=chunk).values_list("pk", "name", "game"):
+        for pk, name, game in model.objects.filter(pk__in=chunk).values_list("pk", "name", "game"):
             found[pk] = {"name": name, "game": game}
     return found
+
+
+def _tournaments(ids: Iterable[int]) -> dict[int, dict]:
+    return _named("tournaments", "Tournament", ids)
+
+
+def _arenas(ids: Iterable[int]) -> dict[int, dict]:
+    return _named("arenas", "Arena", ids)
 
 
 # ----- revenue ------------------------------------------------------------------------------------
@@ -146,7 +155,7 @@ class RevenueLine:
     day: date
     currency: str
     amount: int
-    source: str  # "table", "tournament" or "other"
+    source: str  # "table", "tournament", "arena" or "other"
     source_id: int | None
     parts: dict[str, int] = field(default_factory=dict)
 
@@ -209,7 +218,7 @@ def iter_revenue_lines(*, period: Period) -> Iterator[RevenueLine]:
         line = RevenueLine(entry_id=entry_id, key=key, day=_day(created_at), currency=currency, amount=amount,
                            source="other", source_id=None)
         table = _TABLE_KEY.match(key)
-        tournament = _TOURNAMENT_KEY.match(key)
+        escrowed = _TOURNAMENT_KEY.match(key) or _ARENA_KEY.match(key)
         if table:
             line.source, line.source_id = "table", int(table.group(1))
             what = table.group(2)
@@ -219,9 +228,9 @@ def iter_revenue_lines(*, period: Period) -> Iterator[RevenueLine]:
                 line.parts = {FORFEITS: amount}
             elif _HAND.match(what):
                 line.parts = {RAKE: amount}
-        elif tournament:
-            line.source, line.source_id = "tournament", int(tournament.group(1))
-            what = tournament.group(2)
+        elif escrowed:  # a tournament's or an arena's prize pool: the same postings (settle_escrow)
+            line.source, line.source_id = key.split(":", 1)[0], int(escrowed.group(1))
+            what = escrowed.group(2)
             if what == "prizes":
                 line.parts = {RAKE: amount}
             elif what == "cancel":
@@ -233,7 +242,7 @@ def iter_revenue_lines(*, period: Period) -> Iterator[RevenueLine]:
 
 
 def revenue_rows(*, period: Period) -> list[dict]:
-    """Revenue by day, source (room or tournament), game and currency, with a total per row."""
+    """Revenue by day, source (room, tournament or arena), game and currency, with a total per row."""
     by_table: dict[tuple, dict[str, int]] = defaultdict(lambda: dict.fromkeys(CATEGORIES, 0))
     for line in iter_revenue_lines(period=period):
         sums = by_table[(line.day, line.source, line.source_id, line.currency)]
@@ -241,6 +250,7 @@ def revenue_rows(*, period: Period) -> list[dict]:
             sums[category] += amount
     rooms = _rooms_of(sid for (_d, source, sid, _c) in by_table if source == "table")
     tournaments = _tournaments(sid for (_d, source, sid, _c) in by_table if source == "tournament")
+    arenas = _arenas(sid for (_d, source, sid, _c) in by_table if source == "arena")
     grouped: dict[tuple, dict] = {}
     for (day, source, sid, currency), sums in by_table.items():
         if source == "table" and sid in rooms:
@@ -251,6 +261,9 @@ def revenue_rows(*, period: Period) -> list[dict]:
         elif source == "tournament":
             t = tournaments.get(sid, {"name": gettext("tournament %(id)s") % {"id": sid}, "game": ""})
             ident = ("tournament", sid, t["name"], t["game"])
+        elif source == "arena":
+            a = arenas.get(sid, {"name": gettext("arena %(id)s") % {"id": sid}, "game": ""})
+            ident = ("arena", sid, a["name"], a["game"])
         else:
             ident = ("other", None, gettext("other postings"), "")
         row = grouped.setdefault((day, *ident, currency), {
@@ -280,29 +293,31 @@ def revenue_movement(*, period: Period) -> dict[str, int]:
                 .values("account__currency").annotate(total=Sum("amount")).values_list("account__currency", "total"))
 
 
-# ----- tournaments --------------------------------------------------------------------------------
+# ----- tournaments and arenas ---------------------------------------------------------------------
 
 TOURNAMENT_FIELDS = ("entries", "fees", "refunds", "prizes", "rake", "forfeits", "escrow_change")
+ARENA_FIELDS = TOURNAMENT_FIELDS
 
 
-def tournament_rows(*, period: Period) -> list[dict]:
-    """Per tournament and currency: entries paid (count and fees), refunds, prizes, rake, forfeits, and the
-    change of its escrow (fees − refunds − prizes − rake − forfeits when nothing else touched it)."""
+def _escrow_rows(*, period: Period, prefix: str, pattern: re.Pattern, escrow_kind: str, id_field: str,
+                 names_of: Callable[[Iterable[int]], dict[int, dict]], fallback: str) -> list[dict]:
+    """Per prize pool (a tournament's or an arena's: the same postings) and currency, read from the legs of
+    the postings keyed ``<prefix>:<id>:<what>...`` (``pattern`` reads the id and the rest)."""
     rows: dict[tuple[int, str], dict] = {}
-    legs = (Entry.objects.filter(transaction__key__startswith="tournament:", **_in(period))
+    legs = (Entry.objects.filter(transaction__key__startswith=f"{prefix}:", **_in(period))
             .values_list("transaction__key", "account__kind", "account__currency", "amount").order_by("pk"))
     for key, kind, currency, amount in legs.iterator(chunk_size=2000):
-        match = _TOURNAMENT_KEY.match(key)
+        match = pattern.match(key)
         if match is None:
             continue
-        tid, what = int(match.group(1)), match.group(2).split(":", 1)[0]
-        if kind not in (AccountKind.TOURNAMENT_ESCROW, AccountKind.PLAYER, AccountKind.REVENUE):
+        pk, what = int(match.group(1)), match.group(2).split(":", 1)[0]
+        if kind not in (escrow_kind, AccountKind.PLAYER, AccountKind.REVENUE):
             continue  # bot top-ups from issuance: the bots section counts them
         if (kind == AccountKind.PLAYER and what == "entry") or what == "botfund":
-            continue  # the escrow leg of an entry counts it; a top-up is not the tournament's money
-        row = rows.setdefault((tid, currency), {"tournament_id": tid, "currency": currency,
-                                                **dict.fromkeys(TOURNAMENT_FIELDS, 0)})
-        if kind == AccountKind.TOURNAMENT_ESCROW:
+            continue  # the escrow leg of an entry counts it; a top-up is not the pool's money
+        row = rows.setdefault((pk, currency), {id_field: pk, "currency": currency,
+                                               **dict.fromkeys(TOURNAMENT_FIELDS, 0)})
+        if kind == escrow_kind:
             row["escrow_change"] += amount
             if what == "entry":
                 row["entries"] += 1
@@ -311,12 +326,26 @@ def tournament_rows(*, period: Period) -> list[dict]:
             row["prizes" if what == "prizes" else "refunds"] += amount
         else:
             row["rake" if what == "prizes" else "forfeits"] += amount
-    names = _tournaments(tid for tid, _c in rows)
+    found = names_of(pk for pk, _c in rows)
     out = []
-    for (tid, _currency), row in sorted(rows.items()):
-        t = names.get(tid, {"name": gettext("tournament %(id)s") % {"id": tid}, "game": ""})
-        out.append({**row, "name": t["name"], "game": t["game"]})
+    for (pk, _currency), row in sorted(rows.items()):
+        named = found.get(pk, {"name": fallback % {"id": pk}, "game": ""})
+        out.append({**row, "name": named["name"], "game": named["game"]})
     return out
+
+
+def tournament_rows(*, period: Period) -> list[dict]:
+    """Per tournament and currency: entries paid (count and fees), refunds, prizes, rake, forfeits, and the
+    change of its escrow (fees − refunds − prizes − rake − forfeits when nothing else touched it)."""
+    return _escrow_rows(period=period, prefix="tournament", pattern=_TOURNAMENT_KEY,
+                        escrow_kind=AccountKind.TOURNAMENT_ESCROW, id_field="tournament_id", names_of=_tournaments, fallback=gettext("tournament %(id)s"))
+
+
+def arena_rows(*, period: Period) -> list[dict]:
+    """Per arena and currency, as ``tournament_rows``: entries (a player's every registration) and fees,
+    refunds (withdrawn before the start, or the arena cancelled), prizes, rake and the escrow's change."""
+    return _escrow_rows(period=period, prefix="arena", pattern=_ARENA_KEY, escrow_kind=AccountKind.ARENA_ESCROW,
+                        id_field="arena_id", names_of=_arenas, fallback=gettext("arena %(id)s"))
 
 
 # ----- bots ---------------------------------------------------------------------------------------
@@ -393,18 +422,24 @@ def report(*, period: Period) -> dict:
         totals.append({"currency": currency, **dict.fromkeys((*CATEGORIES, "total"), 0), "ledger": movement[currency],
                        "matches": movement[currency] == 0})
     return {"period": period, "revenue": revenue, "totals": totals, "tournaments": tournament_rows(period=period),
-            "bots": bot_rows(period=period), "writeoffs": writeoff_rows(period=period)}
+            "arenas": arena_rows(period=period), "bots": bot_rows(period=period),
+            "writeoffs": writeoff_rows(period=period)}
 
 
 # What each section's columns are called (the admin's tables and CSV headers, in this order).
 COLUMNS: dict[str, list[tuple[str, object]]] = {
-    "revenue": [("day", _("day")), ("source", _("source")), ("name", _("room or tournament")), ("game", _("game")),
+    "revenue": [("day", _("day")), ("source", _("source")), ("name", _("room, tournament or arena")),
+                ("game", _("game")),
                 ("currency", _("currency")), (RAKE, _("rake")), (FORFEITS, _("forfeits")),
                 (CONVERTED, _("Mutiara pots paid in Kelereng")), (OTHER, _("other")), ("total", _("total"))],
     "tournaments": [("tournament_id", _("id")), ("name", _("tournament")), ("game", _("game")),
                     ("currency", _("currency")), ("entries", _("entries")), ("fees", _("entry fees")),
                     ("refunds", _("refunds")), ("prizes", _("prizes")), ("rake", _("rake")),
                     ("forfeits", _("forfeits")), ("escrow_change", _("prize pool change"))],
+    "arenas": [("arena_id", _("id")), ("name", _("arena")), ("game", _("game")), ("currency", _("currency")),
+               ("entries", _("entries")), ("fees", _("entry fees")), ("refunds", _("refunds")),
+               ("prizes", _("prizes")), ("rake", _("rake")), ("forfeits", _("forfeits")),
+               ("escrow_change", _("prize pool change"))],
     "bots": [("bot", _("bot")), ("currency", _("currency")), ("welcome", _("welcome grant")),
              ("funded", _("top-ups from issuance")), ("play", _("result of play")), ("change", _("wallet change"))],
     "writeoffs": [("day", _("day")), ("kind", _("kind")), ("name", _("room")), ("game", _("game")),

@@ -43,7 +43,7 @@ def pot_room(db):
 
 
 def _finish(table: Table, result: dict) -> None:
-    """Settle as rooms.services._finish_locked does, with a chosen result."""
+    """Settle as rooms.services.ending._finish_locked does, with a chosen result."""
     with transaction.atomic():
         locked = Table.objects.select_for_update().select_related("room").get(pk=table.pk)
         locked.status, locked.ended_at, locked.result = TableStatus.FINISHED, timezone.now(), result
@@ -89,6 +89,26 @@ def test_wallet_shows_the_welcome_grant_an_entry_and_a_payout_after_a_pot_game(c
     client.force_login(players[1])
     assert re.findall(r'<tr data-purpose="(\w+)"', client.get("/wallet/?currency=KEL").content.decode()) == [
         "entry", "welcome"]
+
+
+def test_an_arena_prize_row_links_the_arena_by_its_name(client, players):
+    from arenas import money
+    from arenas import services as arenas
+    from arenas.models import Arena, ArenaPlayer, Status
+
+    room = Room.objects.create(name="Casual lembar", slug="casual-lembar", game="lembar", seats=2, min_seats=2)
+    arena = arenas.arena_create(name="Friday Blitz", room=room, starts_at=timezone.now() + timezone.timedelta(hours=1),
+                                currency="CHP", entry_fee=10, payouts=[100])
+    for user in players[:2]:
+        arenas.join(arena_id=arena.pk, user=user)
+    winner = ArenaPlayer.objects.select_related("user").get(arena=arena, user=players[0])
+    money.pay_prizes(arena=arena, rake=0, prizes={winner: 20})
+    Arena.objects.filter(pk=arena.pk).update(status=Status.FINISHED, pool=20)
+    client.force_login(players[0])
+    prize, entry, _welcome = _rows(client.get("/wallet/?currency=CHP").content.decode())
+    assert "Arena prize" in prize and f'<a href="/arenas/{arena.pk}/">Friday Blitz</a>' in prize
+    assert 'data-amount="20"' in prize and "/tables/" not in prize
+    assert "Arena entry" in entry and f'href="/arenas/{arena.pk}/"' in entry and 'data-amount="-10"' in entry
 
 
 def test_the_mutiara_tab_states_that_pot_prizes_are_paid_in_kelereng(client, players):

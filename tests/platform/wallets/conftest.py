@@ -61,3 +61,36 @@ def no_bot_turns(monkeypatch):
 
     monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
     monkeypatch.setattr(tasks.fire_deadline, "delay", lambda *a, **k: None)
+
+
+@pytest.fixture
+def make_arena(make_room):
+    """A scheduled arena with money terms, in a casual room of its game (players join through arenas.services)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arenas import services
+
+    def make(name: str = "Arena", **kw):
+        fields = {"name": name, "room": make_room("lembar"), "starts_at": timezone.now() + timedelta(hours=1),
+                  "duration_minutes": 60}
+        fields.update(kw)
+        return services.arena_create(**fields)
+
+    return make
+
+
+@pytest.fixture
+def pay_arena_prizes():
+    """Finish an arena with these prizes ({user: amount}) and rake, through arenas.money's posting, so the
+    arena and its escrow stay in step (``ledger_check`` clean) without playing its games."""
+    from arenas import money
+    from arenas.models import Arena, ArenaPlayer, Status
+
+    def pay(arena, *, rake: int, prizes: dict) -> None:
+        players = {p.user_id: p for p in ArenaPlayer.objects.filter(arena=arena).select_related("user")}
+        money.pay_prizes(arena=arena, rake=rake, prizes={players[user.pk]: amount for user, amount in prizes.items()})
+        Arena.objects.filter(pk=arena.pk).update(status=Status.FINISHED, pool=sum(prizes.values()))
+
+    return pay

@@ -37,7 +37,7 @@ def seated(room, users) -> Table:
 
 
 def finish_with(table: Table, result: dict) -> None:
-    """Settle as rooms.services._finish_locked does, with a chosen result."""
+    """Settle as rooms.services.ending._finish_locked does, with a chosen result."""
     with transaction.atomic():
         locked = Table.objects.select_for_update().select_related("room").get(pk=table.pk)
         locked.status, locked.ended_at, locked.result = TableStatus.FINISHED, timezone.now(), result
@@ -70,8 +70,9 @@ def tournament(name: str, users, *, fee: int, rake_bps: int = 0):
 
 
 @pytest.fixture
-def ledger(rich, make_room, make_user, make_bot):
-    """A few days of money: pots, a stop, 31 hands with a bailout, Cherki, a bot, tournaments."""
+def ledger(rich, make_room, make_user, make_bot, make_arena, pay_arena_prizes):
+    """A few days of money: pots, a stop, 31 hands with a bailout, Cherki, a bot, tournaments, arenas."""
+    from arenas import services as arenas
     from tournaments import money
 
     users = [make_user() for _ in range(4)]
@@ -112,8 +113,17 @@ def ledger(rich, make_room, make_user, make_bot):
     money.pay_prizes(tournament=cup, rake=6, prizes={cup_entries[0]: 54})
     void, void_entries = tournament("Void", users[2:], fee=20)
     money.cancel(tournament=void, refund_entries=void_entries[:1])  # the other entry's 20: forfeited
+
+    arena = make_arena("Blitz", entry_fee=30, currency="MUT", rake_bps=1000, payouts=[100])
+    for user in users:
+        arenas.join(arena_id=arena.pk, user=user)
+    arenas.pause(arena_id=arena.pk, user=users[3])  # withdrawn before the start: 30 back
+    pay_arena_prizes(arena, rake=9, prizes={users[0]: 81})  # pool 90: rake 9
+    calm = make_arena("Calm", entry_fee=30, currency="MUT")
+    arenas.join(arena_id=calm.pk, user=users[2])
+    arenas.cancel(arena_id=calm.pk)  # every entry back: nothing to revenue
     return {"users": users, "bot": bot, "tables": t, "rooms": {"kel": kel, "mut": mut, "ante": ante, "cherki": cherki},
-            "cup": cup, "void": void}
+            "cup": cup, "void": void, "arena": arena, "calm": calm}
 
 
 def whole() -> reports.Period:
@@ -131,13 +141,18 @@ def test_every_revenue_leg_is_counted_once_and_the_totals_are_the_revenue_accoun
     assert {t["currency"]: t["total"] for t in data["totals"]} == balances
     assert all(t["matches"] for t in data["totals"])
     assert sum(r["total"] for r in data["revenue"]) == sum(balances.values())
+    arena = [line for line in lines if line.source == "arena"]  # the arena's rake, under its own source
+    assert [(line.source_id, line.currency, line.parts) for line in arena] == [(ledger["arena"].pk, "MUT", {"rake": 9})]
+    from arenas.checks import escrow_problems
+
+    assert escrow_problems() == []  # the arenas and their escrows are in step (what ledger_check verifies)
 
 
 def test_rake_forfeits_and_converted_pots_by_currency(ledger):
     totals = {t["currency"]: t for t in reports.report(period=whole())["totals"]}
     assert {k: totals["KEL"][k] for k in reports.CATEGORIES} == {
         "rake": 15 + 10 + 10, "forfeits": 190 + 100, "converted": 0, "other": 1000}
-    assert {k: totals["MUT"][k] for k in reports.CATEGORIES} == {"rake": 10, "forfeits": 0, "converted": 90,
+    assert {k: totals["MUT"][k] for k in reports.CATEGORIES} == {"rake": 10 + 9, "forfeits": 0, "converted": 90,
                                                                  "other": 0}
     assert {k: totals["CHP"][k] for k in reports.CATEGORIES} == {
         "rake": 3 + 6, "forfeits": 20, "converted": 0, "other": 990 + 1000}
@@ -152,6 +167,9 @@ def test_revenue_rows_name_the_room_game_and_tournament(ledger):
     assert (ante["game"], ante["rake"], ante["total"]) == ("otuzbir", 3, 3)
     cup = next(r for r in rows if r["source"] == "tournament" and r["source_id"] == ledger["cup"].pk)
     assert (cup["name"], cup["rake"]) == ("Cup", 6)
+    [arena] = [r for r in rows if r["source"] == "arena"]
+    assert (arena["source_id"], arena["name"], arena["game"], arena["currency"], arena["rake"], arena["total"]) == (
+        ledger["arena"].pk, "Blitz", "lembar", "MUT", 9, 9)
     other = [r for r in rows if r["source"] == "other"]
     assert sum(r["other"] for r in other) == 1000 + 990 + 1000
 
@@ -165,6 +183,17 @@ def test_tournament_entries_prizes_and_escrow(ledger):
         "entries": 2, "fees": 40, "refunds": 20, "prizes": 0, "rake": 0, "forfeits": 20, "escrow_change": 0}
     for row in rows.values():  # the escrow moves by exactly what the report says came in and went out
         assert row["fees"] - row["refunds"] - row["prizes"] - row["rake"] - row["forfeits"] == row["escrow_change"]
+
+
+def test_arena_entries_refunds_prizes_and_escrow(ledger):
+    rows = {r["name"]: r for r in reports.report(period=whole())["arenas"]}
+    blitz, calm = rows["Blitz"], rows["Calm"]
+    assert (blitz["arena_id"], blitz["currency"], calm["arena_id"]) == (ledger["arena"].pk, "MUT", ledger["calm"].pk)
+    assert {k: blitz[k] for k in reports.ARENA_FIELDS} == {  # 4 entries, one withdrawn and refunded
+        "entries": 4, "fees": 120, "refunds": 30, "prizes": 81, "rake": 9, "forfeits": 0, "escrow_change": 0}
+    assert {k: calm[k] for k in reports.ARENA_FIELDS} == {
+        "entries": 1, "fees": 30, "refunds": 30, "prizes": 0, "rake": 0, "forfeits": 0, "escrow_change": 0}
+    assert "Blitz" not in {r["name"] for r in reports.report(period=whole())["tournaments"]}
 
 
 def test_bot_results_and_write_offs(ledger):
@@ -215,7 +244,7 @@ def test_the_default_period_is_the_last_30_days():
 
 @pytest.fixture
 def report_url():
-    return reverse("admin:audit_revenuereport_changelist")
+    return reverse("admin:wallets_revenuereport_changelist")
 
 
 def test_only_staff_with_the_report_permission_see_it(client, django_user_model, report_url):
@@ -247,6 +276,11 @@ def test_the_page_and_its_csv_match_the_report(client, admin_user, ledger, repor
     tournaments = list(csv.reader(io.StringIO(client.get(report_url, {**query, "export": "tournaments"})
                                               .content.decode())))
     assert {r[1] for r in tournaments[1:]} == {"Cup", "Void"}
+    arenas = list(csv.reader(io.StringIO(client.get(report_url, {**query, "export": "arenas"}).content.decode())))
+    assert arenas[0][:2] == ["id", "arena"] and {r[1] for r in arenas[1:]} == {"Blitz", "Calm"}
+    assert 'id="section-arenas"' in page.content.decode()
+    revenue = list(csv.reader(io.StringIO(response.content.decode())))
+    assert any(r[1] == "arena" and r[2] == "Blitz" for r in revenue[1:])
 
 
 def test_bad_input_on_the_page_is_a_clear_400(client, admin_user, report_url):

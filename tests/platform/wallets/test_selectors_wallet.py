@@ -34,7 +34,7 @@ def seated(room, users) -> Table:
 
 
 def finish_with(table: Table, result: dict) -> None:
-    """Settle as rooms.services._finish_locked does, with a chosen result."""
+    """Settle as rooms.services.ending._finish_locked does, with a chosen result."""
     with transaction.atomic():
         locked = Table.objects.select_for_update().select_related("room").get(pk=table.pk)
         locked.status, locked.ended_at, locked.result = TableStatus.FINISHED, timezone.now(), result
@@ -65,6 +65,12 @@ def hand_over(table: Table, event: dict) -> None:
     ("tournament:5:botfund:7:2", selectors.Cause("bot_funding", tournament_id=5)),
     ("tournament:5:cancel", selectors.Cause("tournament_cancel", tournament_id=5)),
     ("tournament:5:prizes", selectors.Cause("tournament_prize", tournament_id=5)),
+    ("arena:3:entry:7:1", selectors.Cause("arena_entry", arena_id=3)),
+    ("arena:3:entry:7:2", selectors.Cause("arena_entry", arena_id=3)),
+    ("arena:3:refund:7:1", selectors.Cause("arena_refund", arena_id=3)),
+    ("arena:3:cancel", selectors.Cause("arena_cancel", arena_id=3)),
+    ("arena:3:prizes", selectors.Cause("arena_prize", arena_id=3)),
+    ("arena:3:entry:7", selectors.Cause("other")), ("arena:x:prizes", selectors.Cause("other")),
     ("spend", selectors.Cause("other")), ("table:x:settle", selectors.Cause("other")), ("", selectors.Cause("other")),
 ])
 def test_a_postings_cause_is_read_from_its_key(key, cause):
@@ -141,6 +147,32 @@ def test_history_is_paged_newest_first_with_balances_carried_across_pages(make_r
     assert selectors.wallet_history(user=user, currency="CHP", page="x")["page"].number == 1
     assert selectors.wallet_history(user=user, currency="CHP", page=99)["page"].number == 2
     assert selectors.wallet_history(user=user, currency="XXX")["currency"] == "CHP"
+
+
+def test_arena_postings_say_what_they_were_for_and_carry_the_arena(make_arena, make_user, pay_arena_prizes):
+    from arenas import services as arenas
+
+    arena = make_arena(entry_fee=10, currency="CHP", rake_bps=1000, payouts=[100])
+    void = make_arena("Void", entry_fee=10, currency="CHP")
+    ayla, bora = make_user(), make_user()
+    arenas.join(arena_id=arena.pk, user=ayla)
+    arenas.pause(arena_id=arena.pk, user=ayla)  # before the start: withdrawn, the entry back
+    arenas.join(arena_id=arena.pk, user=ayla)  # a second registration: a second entry posting
+    arenas.join(arena_id=arena.pk, user=bora)
+    arenas.join(arena_id=void.pk, user=bora)
+    arenas.cancel(arena_id=void.pk)
+    pay_arena_prizes(arena, rake=2, prizes={ayla: 18})
+    rows = selectors.wallet_history(user=ayla, currency="CHP")["rows"]
+    assert [(r["purpose"], r["amount"], r["balance_after"]) for r in rows] == [
+        ("arena_prize", 18, 1008), ("arena_entry", -10, 990), ("arena_refund", 10, 1000), ("arena_entry", -10, 990),
+        ("welcome", 1000, 1000)]
+    assert [r["text"] for r in rows[:3]] == ["Arena prize", "Arena entry", "Arena entry back: withdrawn"]
+    assert all(r["arena_id"] == arena.pk and r["table_id"] is r["tournament_id"] is None for r in rows[:4])
+    assert rows[4]["arena_id"] is None
+    mine = selectors.wallet_history(user=bora, currency="CHP")["rows"]
+    assert [(r["purpose"], r["arena_id"], r["amount"]) for r in mine[:3]] == [
+        ("arena_cancel", void.pk, 10), ("arena_entry", void.pk, -10), ("arena_entry", arena.pk, -10)]
+    assert mine[0]["text"] == "Arena entry back: the arena was cancelled"
 
 
 # ----- one table's money -------------------------------------------------------------------------

@@ -94,7 +94,7 @@ def test_host_stop_is_refused_at_a_started_staked_table_of_any_kind(make_room, m
 
 
 def finish_with(table: Table, result: dict) -> None:
-    """Settle as rooms.services._finish_locked does, with a chosen result (exact-number tests)."""
+    """Settle as rooms.services.ending._finish_locked does, with a chosen result (exact-number tests)."""
     with transaction.atomic():
         locked = Table.objects.select_for_update().select_related("room").get(pk=table.pk)
         locked.status = TableStatus.FINISHED

@@ -9,7 +9,7 @@ from wallets.checks import ledger_problems
 
 class Command(BaseCommand):
     help = ("Verify the ledger: zero-sum transactions and currencies, cached balances, no negatives, no open "
-            "escrow, and the escrow invariants apps register (tournaments).")
+            "escrow, and the escrow invariants apps register (tournaments, arenas).")
 
     def handle(self, *args, **options) -> None:
         problems = ledger_problems()
