@@ -32,7 +32,7 @@ def arena_detail(request, pk: int):
 def arena_play(request, pk: int):
     """The player's arena game: the live table of their game now (or their last one, with its result);
     arena_table.js switches it to each next game in place. No game yet: the arena page."""
-    from frontend import labels as table_labels
+    from rooms import labels as table_labels
     from rooms import selectors as room_selectors
     from rooms.models import Table
 
@@ -48,19 +48,10 @@ def arena_play(request, pk: int):
         "seated": room_selectors.seat_of(table=table, user=request.user) is not None, "is_host": False,
         "invite_url": None, "invite_code": "", "labels": table_labels.table_labels(table.game),
         "rules_template": f"frontend/rules/{table.game}.html", "free_seats": 0,
-        "hand_labels": _hand_labels(),
+        "hand_labels": table_labels.hand_labels(),
         "arena": arena,
         "arena_data": {"arena": pk, "table": table.pk, "player": player.pk if player else None,
                        "detail_url": reverse("arenas:detail", args=[pk]), "labels": arena_labels()}})
-
-
-def _hand_labels() -> dict:
-    """The words of the table page's per-game result panel (hand_result.js). The frontend keeps them
-    in a private helper for now; without it the panel shows its keys, nothing breaks."""
-    from frontend import views as frontend_views
-
-    helper = getattr(frontend_views, "_hand_labels", None)
-    return helper() if helper is not None else {}
 
 
 @login_required

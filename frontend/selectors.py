@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 from django.apps import apps
-from django.utils.formats import number_format
-from django.utils.translation import gettext as _
 
-from rooms.models import ENDED_STATUSES, SeatStatus, StakeKind, Table, TableStatus
-from wallets import selectors as wallet_selectors
+from rooms.models import ENDED_STATUSES, SeatStatus, Table, TableStatus
 
 
 def open_tables_of(user, limit: int = 10) -> list[Table]:
@@ -49,28 +46,17 @@ def tournaments_list(limit: int = 8) -> list:
     return current[:limit]
 
 
-def place_names(*, table_ids, tournament_ids) -> dict[str, dict[int, str]]:
-    """Names for the wallet's links: table id -> its room's name, tournament id -> the tournament's name."""
+def place_names(*, table_ids, tournament_ids, arena_ids=()) -> dict[str, dict[int, str]]:
+    """Names for the wallet's links: table id -> its room's name, tournament id -> the tournament's name,
+    arena id -> the arena's name (an app not installed names nothing)."""
     tables = dict(Table.objects.filter(pk__in=set(table_ids)).values_list("pk", "room__name"))
-    tournaments: dict[int, str] = {}
-    if tournament_ids and apps.is_installed("tournaments"):
-        tournaments = dict(apps.get_model("tournaments", "Tournament").objects.filter(pk__in=set(tournament_ids))
-                           .values_list("pk", "name"))
-    return {"tables": tables, "tournaments": tournaments}
+
+    def names(app: str, model: str, ids) -> dict[int, str]:
+        if not ids or not apps.is_installed(app):
+            return {}
+        return dict(apps.get_model(app, model).objects.filter(pk__in=set(ids)).values_list("pk", "name"))
+
+    return {"tables": tables, "tournaments": names("tournaments", "Tournament", tournament_ids),
+            "arenas": names("arenas", "Arena", arena_ids)}
 
 
-def stake_ranges(rooms) -> dict[int, str]:
-    """Room id -> what a 31 room's "Ante 1 Chip" really risks: raises are pot-limit (otuzbir.md), and
-    the largest pot of the last 7 days shows how far that went ("pot-limit raises · largest pot this week
-    5,877"). Other rooms are left out: their stake label says it all."""
-    ante = [room for room in rooms if room.stake_kind == StakeKind.ANTE]
-    if not ante:
-        return {}
-    pots = wallet_selectors.largest_pots(room_ids=[room.pk for room in ante])
-    out = {}
-    for room in ante:
-        parts = [_("pot-limit raises")]
-        if pots.get(room.pk):
-            parts.append(_("largest pot this week %(pot)s") % {"pot": number_format(pots[room.pk], force_grouping=True)})
-        out[room.pk] = " · ".join(parts)
-    return out

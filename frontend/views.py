@@ -20,8 +20,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from frontend import labels
 from frontend import selectors as fe_selectors
+from rooms import labels
 from rooms import selectors as room_selectors
 from rooms import services as room_services
 from rooms.errors import TableError
@@ -54,7 +54,7 @@ def _funds_labels() -> dict:
 def lobby(request):
     games = room_selectors.lobby_games()
     rooms = [room for game in games for room in game["rooms"]]
-    ranges = fe_selectors.stake_ranges(rooms)
+    ranges = room_selectors.stake_ranges(rooms)
     for room in rooms:
         room.stake_range = ranges.get(room.pk, "")
     context = {
@@ -129,10 +129,10 @@ def table(request, table_id: int):
         "is_host": table.host_id == request.user.pk,
         "invite_url": invite_url,
         "invite_code": request.GET.get("invite", ""),
-        "stake_range": fe_selectors.stake_ranges([room]).get(room.pk, ""),
+        "stake_range": room_selectors.stake_ranges([room]).get(room.pk, ""),
         "labels": {**labels.table_labels(table.game), "funds": _funds_labels()},
         "rules_template": f"frontend/rules/{table.game}.html",
-        "hand_labels": _hand_labels(),
+        "hand_labels": labels.hand_labels(),
         "free_seats": table.seat_count - table.seats.filter(status=SeatStatus.SEATED).count(),
     })
 
@@ -266,28 +266,6 @@ def verify_proof_bundle(request):
     return response
 
 
-def _hand_labels() -> dict:
-    """What hand_result.js, display.js and the bot badge say (per-hand results, display settings)."""
-    return {
-        "deal_title": _("Deal %(n)s is over"), "hand_title": _("Hand %(n)s is over"), "game_title": _("The game is over"),
-        "close": _("Close"), "replay": _("Replay this hand"),
-        "made": _("%(team)s made the contract (%(contract)s)."),
-        "failed": _("%(team)s failed the contract (%(contract)s): the defenders score the deal."),
-        "sweep": _("%(team)s took every trick."), "gahwa": _("Gahwa: the deal decides the game."),
-        "doubled": _("Doubled ×%(n)s."),
-        "team": _("Team"), "card_points": _("Card points"), "game_points": _("Game points"),
-        "projects": _("Projects"), "baloot": _("Baloot"), "this_deal": _("This deal"), "total": _("Total"),
-        "void": _("Everyone passed: the deal is void and dealt again."),
-        "won_with": _("%(name)s wins with this hand:"), "points": _("%(n)s points"),
-        "player": _("Player"), "payment": _("Paid / received"), "put_in": _("Put in the pot"),
-        "paid_out": _("Won"), "shown": _("Cards shown"), "not_shown": _("not shown"),
-        "rake": _("Rake: %(n)s"), "pot": _("Pot: %(n)s"), "rank": _("Rank"),
-        "bot_style": _("Bot style: %(style)s. Open its profile."),
-        "display": _("Display"), "contrast": _("Contrast"), "grain": _("Grain"),
-        "temperature": _("Colour temperature"), "large_cards": _("Larger cards"), "reset": _("Reset"),
-    }
-
-
 def _hand_number(raw: str | None) -> int | None:
     # ?hand=N: a positive whole number; anything else is "no such hand", never a crash.
     return int(raw) if raw and raw.isdigit() and 0 < len(raw) < 7 and int(raw) > 0 else None
@@ -309,7 +287,7 @@ def replay(request, table_id: int):
         return render(request, "frontend/replay.html", {
             **base, "ended": True, "hand": number, "frames": frames,
             "seats": room_selectors.seats_public(table), "labels": labels.table_labels(table.game),
-            "hand_labels": _hand_labels(),
+            "hand_labels": labels.hand_labels(),
         })
     if not table.ended:
         return render(request, "frontend/replay.html", {**base, "ended": False}, status=404)
@@ -318,7 +296,7 @@ def replay(request, table_id: int):
         "frames": room_selectors.replay_frames(table=table),
         "seats": room_selectors.seats_public(table),
         "labels": labels.table_labels(table.game),
-        "hand_labels": _hand_labels(),
+        "hand_labels": labels.hand_labels(),
     })
 
 
@@ -339,7 +317,7 @@ def _place_url(name: str, pk: int | None) -> str | None:
         return None
     try:
         return reverse(name, args=[pk])
-    except NoReverseMatch:  # no tournaments app installed
+    except NoReverseMatch:  # no tournaments (or arenas) app installed
         return None
 
 
@@ -351,7 +329,8 @@ def wallet(request):
         currency = Currency.CHIP
     data = wallet_selectors.wallet_history(user=request.user, currency=currency, page=request.GET.get("page") or 1)
     names = fe_selectors.place_names(table_ids=[r["table_id"] for r in data["rows"] if r["table_id"]],
-                                     tournament_ids=[r["tournament_id"] for r in data["rows"] if r["tournament_id"]])
+                                     tournament_ids=[r["tournament_id"] for r in data["rows"] if r["tournament_id"]],
+                                     arena_ids=[r["arena_id"] for r in data["rows"] if r["arena_id"]])
     for row in data["rows"]:
         if row["table_id"]:
             row["place"] = names["tables"].get(row["table_id"], "")
@@ -359,6 +338,9 @@ def wallet(request):
         elif row["tournament_id"]:
             row["place"] = names["tournaments"].get(row["tournament_id"], "")
             row["place_url"] = _place_url("tournaments:detail", row["tournament_id"])
+        elif row["arena_id"]:
+            row["place"] = names["arenas"].get(row["arena_id"], "")
+            row["place_url"] = _place_url("arenas:detail", row["arena_id"])
     return render(request, "frontend/wallet.html", {
         **data,
         "tabs": wallet_selectors.balances(user=request.user),

@@ -9,9 +9,11 @@ class MatchmakingConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.selectors import PROFILE_SECTIONS
+        from accounts.signals import user_deleting
         from matchmaking import receivers, selectors
         from rooms.signals import table_finished
 
         if selectors.profile_ratings not in PROFILE_SECTIONS:
             PROFILE_SECTIONS.append(selectors.profile_ratings)
         table_finished.connect(receivers.rate_finished_table, dispatch_uid="matchmaking.rate_finished_table")
+        user_deleting.connect(receivers.leave_queue_on_deletion, dispatch_uid="matchmaking.leave_queue_on_deletion")

@@ -8,10 +8,10 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from frontend.selectors import stake_ranges
 from matchmaking import selectors, services
 from matchmaking.errors import QueueError
 from rooms.models import Game
+from rooms.selectors import stake_ranges
 
 
 def leaderboards(request):

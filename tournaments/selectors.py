@@ -340,3 +340,15 @@ def current_table_of(*, tournament: Tournament, user) -> TournamentTable | None:
 
 __all__ = ["Status", "TournamentTable", "bracket", "cancel_text", "level_of", "live_snapshot", "lobby_card",
            "lobby_tournaments", "standings", "tournament_list"]
+
+
+def entries_blocking_deletion(user) -> list[dict]:
+    """The tournaments not over where the user is registered or still playing: they leave those before
+    deleting their account (``accounts.selectors.DELETION_BLOCKERS``)."""
+    from tournaments.models import Entry, EntryStatus, Status
+
+    return [{"kind": "tournament", "id": entry.tournament_id, "name": entry.tournament.name, "status": entry.status}
+            for entry in Entry.objects.filter(
+                user=user, status__in=[EntryStatus.REGISTERED, EntryStatus.PLAYING],
+                tournament__status__in=[Status.ANNOUNCED, Status.REGISTERING, Status.RUNNING])
+            .select_related("tournament").order_by("tournament_id")]

@@ -75,7 +75,7 @@ def tournament_table(request, pk: int, number: int):
     """The tournament table's page: the live table of its current hand with the tournament's facts.
     The page stays across hands (tournament_table.js switches it to the next hand's table in place);
     a reload shows the hand being played now."""
-    from frontend import labels as table_labels
+    from rooms import labels as table_labels
     from rooms import selectors as room_selectors
 
     tournament = get_object_or_404(Tournament.objects.select_related("room"), pk=pk)
@@ -97,6 +97,7 @@ def tournament_table(request, pk: int, number: int):
         "table": table, "room": table.room, "game": table.game, "seated": seat is not None, "is_host": False,
         "invite_url": None, "invite_code": "", "labels": table_labels.table_labels(table.game),
         "rules_template": f"frontend/rules/{table.game}.html", "free_seats": 0,
+        "hand_labels": table_labels.hand_labels(),
         # the tournament's own
         "tournament": tournament, "tournament_table": tt, "snapshot": snapshot, "my_row": my_row,
         "level_text": level_text(snapshot.get("level")),

@@ -1,6 +1,7 @@
 """Signal receivers: an account that loses its access (deactivated, or its password changed) has its
-open sockets closed once that commits, as logging out closes them (``rooms.broadcast.close_user_sockets``,
-one ``user.logout`` message to the user's group, which every table, queue and tournament socket joins).
+open sockets closed once that commits, as logging out closes them (the ``access_lost`` signal, received by
+``rooms.broadcast.close_user_sockets``: one ``user.logout`` message to the user's group, which every
+table, queue and tournament socket joins).
 
 Receivers on the model's own signals see every way a user is saved (the admin's forms, a service,
 ``manage.py changepassword``), not ``QuerySet.update``: use ``services.user_deactivate`` in code.
@@ -11,6 +12,8 @@ from __future__ import annotations
 from functools import partial
 
 from django.db import transaction
+
+from accounts.signals import access_lost
 
 # Which of a user's fields decide whether their sessions (and so their sockets) still hold.
 _ACCESS_FIELDS = ("is_active", "password")
@@ -38,6 +41,4 @@ def close_sockets_on_lost_access(sender, instance, created: bool, update_fields=
 
 
 def _close_sockets(user) -> None:
-    from rooms.broadcast import close_user_sockets
-
-    close_user_sockets(sender=type(user), user=user)
+    access_lost.send(sender=type(user), user=user)

@@ -22,7 +22,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from accounts import conf, selectors
+from accounts import conf, selectors, signals
 from accounts.errors import AccountError
 from accounts.models import DELETED_DISPLAY_NAME, DELETED_USERNAME_PREFIX, User
 
@@ -241,7 +241,7 @@ def email_token_read(*, token: str) -> tuple[int, str]:
 def email_verify(*, token: str) -> User:
     """Open a verification link: the pending address becomes the account's verified ``email``, and the
     real-value welcome grant is released in the same transaction when it is otherwise due (first
-    finished game or the delay: ``wallets.services.release_welcome_if_due``). Opening it again is
+    finished game or the delay: the ``email_verified`` signal, received by rooms). Opening it again is
     harmless. Refuses ``email_link_invalid`` and ``email_link_expired`` (400), ``email_link_stale``
     (400: a newer address was asked for, or none is pending), ``email_taken`` (409: another account
     verified the address first)."""
@@ -263,9 +263,7 @@ def email_verify(*, token: str) -> User:
         except IntegrityError:  # verified by another account at the same moment (the unique index)
             raise AccountError("email_taken", "Another account has already verified this address.",
                                status=409) from None
-        from wallets.services import release_welcome_if_due
-
-        release_welcome_if_due(user=user, played=selectors.has_finished_game(user=user))
+        signals.email_verified.send(sender=User, user=user)
     return user
 
 
@@ -288,7 +286,7 @@ def user_delete(*, user: User, password: str, address: str) -> User:
         if blockers:
             raise AccountError("account_busy", "Leave your tables and tournaments before deleting your account.",
                                status=409)
-        _leave_queue(locked)
+        signals.user_deleting.send(sender=User, user=locked)  # e.g. a quick-play queue place is given up
         locked.username = _deleted_username(locked)
         locked.display_name = DELETED_DISPLAY_NAME
         locked.first_name = locked.last_name = locked.email = locked.pending_email = ""
@@ -308,16 +306,6 @@ def _deleted_username(user: User) -> str:
     if User.objects.filter(username=name).exclude(pk=user.pk).exists():  # made before sign-up refused the prefix
         name = f"{name}-{time.time_ns()}"
     return name
-
-
-def _leave_queue(user: User) -> None:
-    from matchmaking.errors import QueueError
-    from matchmaking.services import queue_leave
-
-    try:
-        queue_leave(user=user)
-    except QueueError:  # not queued
-        pass
 
 
 def user_deactivate(*, user: User) -> User:

@@ -100,7 +100,7 @@ def profile(request):
         form = ProfileForm(initial={"display_name": user.public_name,
                                     "preferred_language": user.preferred_language})
     return render(request, "accounts/profile.html", {
-        "form": form, "welcome": selectors.welcome_status(user=user), **selectors.profile_context(user=user)})
+        "form": form, **selectors.profile_context(user=user)})  # the welcome grant: rooms' section
 
 
 def bot_profile(request, username: str):
@@ -237,7 +237,7 @@ def email(request):
                                             "address.") % {"email": address})
                 return redirect("accounts:email")
     response = render(request, "accounts/email.html", {
-        "form": form, "welcome": selectors.welcome_status(user=user),
+        "form": form, **selectors.profile_context(user=user),  # "welcome" among them
         "max_age_h": conf.get("EMAIL_VERIFY_MAX_AGE_S") // 3600}, status=status)
     return _throttled(response, conf.get("EMAIL_VERIFY_WINDOW_S")) if status == 429 else response
 

@@ -12,8 +12,6 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from wallets.models import LedgerTransaction
-
 
 class AuditAction(models.TextChoices):
     CREATE = "create", _("Created")
@@ -67,15 +65,3 @@ class AuditRecord(models.Model):
 
     def delete(self, *args, **kwargs):
         raise TypeError("audit records are immutable")
-
-
-class RevenueReport(LedgerTransaction):
-    """No data of its own: the admin's revenue report (``wallets.reports``, shown by ``wallets.admin``)
-    hangs on this proxy so that it has its own permission ("Can view revenue report", given to the
-    staff who may see the platform's takings) and its own link on the admin index."""
-
-    class Meta:
-        proxy = True
-        default_permissions = ("view",)
-        verbose_name = _("revenue report")
-        verbose_name_plural = _("revenue report")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 ERRORS = {
@@ -406,3 +407,25 @@ PROOF = {
 
 def proof_labels() -> dict:
     return _plain(PROOF)
+
+
+def hand_labels() -> dict:
+    """What hand_result.js, display.js and the bot badge say (per-hand results, display settings)."""
+    return {
+        "deal_title": gettext("Deal %(n)s is over"), "hand_title": gettext("Hand %(n)s is over"), "game_title": gettext("The game is over"),
+        "close": gettext("Close"), "replay": gettext("Replay this hand"),
+        "made": gettext("%(team)s made the contract (%(contract)s)."),
+        "failed": gettext("%(team)s failed the contract (%(contract)s): the defenders score the deal."),
+        "sweep": gettext("%(team)s took every trick."), "gahwa": gettext("Gahwa: the deal decides the game."),
+        "doubled": gettext("Doubled ×%(n)s."),
+        "team": gettext("Team"), "card_points": gettext("Card points"), "game_points": gettext("Game points"),
+        "projects": gettext("Projects"), "baloot": gettext("Baloot"), "this_deal": gettext("This deal"), "total": gettext("Total"),
+        "void": gettext("Everyone passed: the deal is void and dealt again."),
+        "won_with": gettext("%(name)s wins with this hand:"), "points": gettext("%(n)s points"),
+        "player": gettext("Player"), "payment": gettext("Paid / received"), "put_in": gettext("Put in the pot"),
+        "paid_out": gettext("Won"), "shown": gettext("Cards shown"), "not_shown": gettext("not shown"),
+        "rake": gettext("Rake: %(n)s"), "pot": gettext("Pot: %(n)s"), "rank": gettext("Rank"),
+        "bot_style": gettext("Bot style: %(style)s. Open its profile."),
+        "display": gettext("Display"), "contrast": gettext("Contrast"), "grain": gettext("Grain"),
+        "temperature": gettext("Colour temperature"), "large_cards": gettext("Larger cards"), "reset": gettext("Reset"),
+    }

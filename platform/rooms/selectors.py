@@ -7,9 +7,23 @@ import time
 from django.core.cache import cache
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 
 from gameworkers.engines import get_engine
-from rooms.models import ENDED_STATUSES, Game, Room, Seat, SeatStatus, Table, TableEvent, TableMove, TableStatus
+from rooms.models import (
+    ENDED_STATUSES,
+    Game,
+    Room,
+    Seat,
+    SeatStatus,
+    StakeKind,
+    Table,
+    TableEvent,
+    TableMove,
+    TableStatus,
+)
+from wallets import selectors as wallet_selectors
 
 
 def lobby_games() -> list[dict]:
@@ -393,3 +407,42 @@ def hand_replay(*, table: Table, hand: int) -> list[dict] | None:
         if current != hand or not ended:
             return None
     return frames if ended else _without_seed(frames)
+
+
+def has_finished_game(*, user) -> bool:
+    """Whether the player sat at a table that finished by the rules (the welcome grant's first condition)."""
+    return Seat.objects.filter(user=user, table__status=TableStatus.FINISHED).exists()
+
+
+def seats_blocking_deletion(user) -> list[dict]:
+    """The open or running tables where the user holds a seat: they leave those before deleting their
+    account (``accounts.selectors.DELETION_BLOCKERS``)."""
+    return [{"kind": "table", "id": seat.table_id, "name": seat.table.room.name, "status": seat.table.status}
+            for seat in Seat.objects.filter(user=user, status=SeatStatus.SEATED,
+                                            table__status__in=[TableStatus.OPEN, TableStatus.RUNNING])
+            .select_related("table__room").order_by("table_id")]
+
+
+def welcome_section(user) -> dict:
+    """The profile's welcome-grant status (``accounts.selectors.PROFILE_SECTIONS``): the ledger holds the
+    grant, the tables know whether the player has finished a game."""
+    from wallets.selectors import welcome_status
+
+    return {"welcome": welcome_status(user=user, played=has_finished_game(user=user))}
+
+
+def stake_ranges(rooms) -> dict[int, str]:
+    """Room id -> what a 31 room's "Ante 1 Chip" really risks: raises are pot-limit (otuzbir.md), and
+    the largest pot of the last 7 days shows how far that went ("pot-limit raises · largest pot this week
+    5,877"). Other rooms are left out: their stake label says it all."""
+    ante = [room for room in rooms if room.stake_kind == StakeKind.ANTE]
+    if not ante:
+        return {}
+    pots = wallet_selectors.largest_pots(room_ids=[room.pk for room in ante])
+    out = {}
+    for room in ante:
+        parts = [_("pot-limit raises")]
+        if pots.get(room.pk):
+            parts.append(_("largest pot this week %(pot)s") % {"pot": number_format(pots[room.pk], force_grouping=True)})
+        out[room.pk] = " · ".join(parts)
+    return out

@@ -18,9 +18,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from audit.mixins import AuditedAdmin
-from audit.models import RevenueReport
 from wallets import reports
-from wallets.models import Account, Entry, LedgerTransaction, TableTerms, WalletSettings
+from wallets.models import Account, Entry, LedgerTransaction, RevenueReport, TableTerms, WalletSettings
 
 
 class ReadOnlyAdmin(AuditedAdmin, admin.ModelAdmin):
@@ -125,12 +124,13 @@ def _cell(value) -> object:
 
 
 def _labels() -> dict[str, dict[str, str]]:
-    from rooms.models import Game
+    from gameworkers.engines import game_specs  # the pure rules: the ledger knows no rooms
 
     return {
-        "source": {"room": gettext("room"), "tournament": gettext("tournament"), "other": gettext("other")},
+        "source": {"room": gettext("room"), "tournament": gettext("tournament"), "arena": gettext("arena"),
+                   "other": gettext("other")},
         "kind": {reports.BAILOUT: gettext("31 bailout"), reports.CHERKI_SHORTFALL: gettext("Cherki shortfall")},
-        "game": dict(Game.choices),
+        "game": {spec.name: str(spec.label) for spec in game_specs()},
     }
 
 
@@ -145,8 +145,9 @@ def _table(section: str, rows: list[dict], labels: dict[str, dict[str, str]]) ->
 class RevenueReportAdmin(admin.ModelAdmin):
     """The revenue report at the proxy's list address: staff with "Can view revenue report" only."""
 
-    SECTIONS = {"revenue": _("Revenue by day, room or tournament, and currency"),
+    SECTIONS = {"revenue": _("Revenue by day, room, tournament or arena, and currency"),
                 "tournaments": _("Tournaments: entries and prizes"),
+                "arenas": _("Arenas: entries and prizes"),
                 "bots": _("Bot wallets"),
                 "writeoffs": _("Written off: bailouts and Cherki shortfalls")}
 

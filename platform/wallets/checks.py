@@ -1,16 +1,15 @@
 """Ledger invariants (economy.md), checked by ``manage.py ledger_check`` and by the tests.
 
 The ledger's own invariants live here; an app that keeps money in escrow accounts of its own (e.g.
-tournaments) adds the invariants of its escrows with ``register_check`` from its ``AppConfig.ready``,
+tables, tournaments) adds the invariants of its escrows with ``register_check`` from its ``AppConfig.ready``,
 so the ledger never imports the apps built on it.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable
 
-from django.db.models import Q, Sum
+from django.db.models import Sum
 
 from wallets.models import Account, AccountKind, Entry
 
@@ -49,8 +48,6 @@ def stray_escrows(*, kind: str, what: str, currencies: dict[int, str]) -> list[s
 
 def ledger_problems() -> list[str]:
     """Every breach of an invariant, as a readable line; an empty list means the ledger is sound."""
-    from rooms.models import ENDED_STATUSES, Table
-
     problems: list[str] = []
     # 1. Each transaction's legs sum to zero per currency.
     for row in (Entry.objects.values("transaction_id", "transaction__key", "account__currency")
@@ -69,16 +66,8 @@ def ledger_problems() -> list[str]:
     # 4. No negative balance outside issuance (Chip wallets dip only inside a 31 hand's posting).
     for account in Account.objects.filter(balance__lt=0).exclude(kind=AccountKind.ISSUANCE):
         problems.append(f"account {account.pk} ({account}) is negative: {account.balance}")
-    # 5. No open escrow on an ended table.
-    by_table: dict[int, list[Account]] = defaultdict(list)
-    for account in Account.objects.filter(kind=AccountKind.TABLE_ESCROW).exclude(balance=0):
-        by_table[int(account.owner_key.split(":", 1)[1])].append(account)
-    ended = Table.objects.filter(Q(pk__in=by_table) & Q(status__in=ENDED_STATUSES)).values_list("pk", flat=True)
-    for table_id in sorted(ended):
-        for account in by_table[table_id]:
-            problems.append(f"table {table_id} has ended but its escrow {account.pk} holds {account.balance} "
-                            f"{account.currency}")
-    # 6. The escrows of the apps built on the ledger (tournaments: docs/tournaments.md; arenas: docs/arenas.md).
+    # 5. The escrows of the apps built on the ledger (rooms' tables, tournaments: docs/tournaments.md;
+    #    arenas: docs/arenas.md).
     for check in _app_checks:
         problems.extend(check())
     return problems

@@ -115,6 +115,18 @@ class LedgerTransaction(models.Model):
         raise TypeError("ledger transactions are immutable")
 
 
+class RevenueReport(LedgerTransaction):
+    """No data of its own: the admin's revenue report (``wallets.reports``, shown by ``wallets.admin``)
+    hangs on this proxy so that it has its own permission ("Can view revenue report", given to the
+    staff who may see the platform's takings) and its own link on the admin index."""
+
+    class Meta:
+        proxy = True
+        default_permissions = ("view",)
+        verbose_name = _("revenue report")
+        verbose_name_plural = _("revenue report")
+
+
 class Entry(models.Model):
     """One leg: ``amount`` (never zero) added to ``account`` (negative = debit)."""
 

@@ -1,8 +1,9 @@
 """Reads of balances and history (no writes here).
 
 What a posting was for is read from its idempotency key (docs/economy.md, "Idempotency keys"): every key
-names its cause (``table:42:entry:seat7``, ``tournament:5:prizes`` ...), so the wallet page and a table's
-result panel can say it in words and link the table or tournament without any extra column.
+names its cause (``table:42:entry:seat7``, ``tournament:5:prizes``, ``arena:3:entry:7:1`` ...), so the wallet
+page and a table's result panel can say it in words and link the table, tournament or arena without any
+extra column.
 """
 
 from __future__ import annotations
@@ -63,9 +64,11 @@ class Cause:
     table_id: int | None = None
     tournament_id: int | None = None
     hand: int | None = None
+    arena_id: int | None = None
 
 
-# The key formats of wallets.services, wallets.table_money and tournaments.money (their docstrings).
+# The key formats of wallets.services, wallets.table_money, tournaments.money and arenas.money (their
+# docstrings). Arenas fund no bots: their bots sit at casual tables.
 _KEYS = [
     (re.compile(r"^user:\d+:welcome$"), "welcome"),
     (re.compile(r"^user:\d+:welcome:real$"), "welcome_real"),
@@ -81,6 +84,10 @@ _KEYS = [
     (re.compile(r"^tournament:(?P<tournament>\d+):botfund:\d+:\d+$"), "bot_funding"),
     (re.compile(r"^tournament:(?P<tournament>\d+):cancel$"), "tournament_cancel"),
     (re.compile(r"^tournament:(?P<tournament>\d+):prizes$"), "tournament_prize"),
+    (re.compile(r"^arena:(?P<arena>\d+):entry:\d+:\d+$"), "arena_entry"),
+    (re.compile(r"^arena:(?P<arena>\d+):refund:\d+:\d+$"), "arena_refund"),
+    (re.compile(r"^arena:(?P<arena>\d+):cancel$"), "arena_cancel"),
+    (re.compile(r"^arena:(?P<arena>\d+):prizes$"), "arena_prize"),
 ]
 
 
@@ -91,7 +98,8 @@ def cause_of(key: str) -> Cause:
         if match is None:
             continue
         found = {name: int(value) for name, value in match.groupdict().items() if value is not None}
-        return Cause(code, table_id=found.get("table"), tournament_id=found.get("tournament"), hand=found.get("hand"))
+        return Cause(code, table_id=found.get("table"), tournament_id=found.get("tournament"), hand=found.get("hand"),
+                     arena_id=found.get("arena"))
     return Cause("other")
 
 
@@ -118,6 +126,10 @@ PURPOSES = {
     "tournament_refund": _("Tournament entry back: unregistered"),
     "tournament_cancel": _("Tournament entry back: the tournament was cancelled"),
     "tournament_prize": _("Tournament prize"),
+    "arena_entry": _("Arena entry"),
+    "arena_refund": _("Arena entry back: withdrawn"),
+    "arena_cancel": _("Arena entry back: the arena was cancelled"),
+    "arena_prize": _("Arena prize"),
 }
 
 
@@ -164,7 +176,7 @@ def wallet_history(*, user, currency: str, page: object = 1, per_page: int = HIS
     """One currency of the user's wallet: balance and a page of postings, newest first.
 
     A row is one posting (a 31 hand's ante and payout are two legs of one posting: one row with both),
-    with what it was for, the table or tournament it belongs to, and the balance right after it. An
+    with what it was for, the table, tournament or arena it belongs to, and the balance right after it. An
     account's entries are written while its row is locked, so their ids follow the order the balance
     moved in: the balance after a row is the sum of the account's entries up to its last one.
     """
@@ -193,8 +205,8 @@ def wallet_history(*, user, currency: str, page: object = 1, per_page: int = HIS
             _cur, pot, rake = pots.get(tx.pk, ("", 0, 0))
             rows.append({"id": tx.pk, "at": tx.created_at, "amount": group["net"], "paid": -(group["out"] or 0),
                          "received": received, "balance_after": after, "purpose": code, "text": text,
-                         "table_id": cause.table_id, "tournament_id": cause.tournament_id, "pot": pot, "rake": rake,
-                         "memo": tx.memo})
+                         "table_id": cause.table_id, "tournament_id": cause.tournament_id, "arena_id": cause.arena_id,
+                         "pot": pot, "rake": rake, "memo": tx.memo})
             after -= group["net"]
     return {"currency": currency, "label": str(Currency(currency).label),
             "balance": account.balance if account is not None else 0, "page": page_obj, "rows": rows}
@@ -346,3 +358,26 @@ def largest_pots(*, room_ids, days: int = LARGEST_POT_DAYS) -> dict[int, int]:
     if fresh:
         cache.set_many({keys[room_id]: pot for room_id, pot in fresh.items()}, timeout=LARGEST_POT_CACHE_S)
     return {room_id: pot for room_id, pot in {**found, **fresh}.items() if pot}
+
+
+def welcome_status(*, user, played: bool) -> dict:
+    """Where the player's welcome Mutiara and Kelereng stand, for the profile page: the rule in force
+    (``requires_email``, ``delay_h``), the amounts, ``granted``; else what they still wait for
+    (``needs_email``; ``needs_play``: no finished game yet (``played``, which the tables know) and
+    ``hours_left`` of the delay)."""
+    from wallets.services import welcome_real_waits_for_email
+
+    conf = WalletSettings.load()
+    status = {"mutiara": conf.welcome_mutiara, "kelereng": conf.welcome_kelereng,
+              "requires_email": bool(settings.WELCOME_REQUIRES_VERIFIED_EMAIL),
+              "delay_h": settings.WELCOME_REAL_VALUE_DELAY_H,
+              "granted": welcome_real_granted(user=user), "needs_email": False, "needs_play": False,
+              "hours_left": 0}
+    if status["granted"] or user.is_bot or not (conf.welcome_mutiara or conf.welcome_kelereng):
+        return status
+    status["needs_email"] = welcome_real_waits_for_email(user=user)
+    due = user.date_joined + timedelta(hours=settings.WELCOME_REAL_VALUE_DELAY_H)
+    if timezone.now() < due and not played:
+        status["needs_play"] = True
+        status["hours_left"] = max(1, round((due - timezone.now()).total_seconds() / 3600))
+    return status

@@ -167,7 +167,7 @@ def _problems(game: str, events: list[dict], texts: list) -> list[str]:
 @pytest.mark.django_db
 @pytest.mark.parametrize("game", ["lembar", "baloot", "cherki", "otuzbir"])
 def test_every_event_is_a_sentence_naming_its_player(game, tmp_path):
-    from frontend.labels import table_labels
+    from rooms.labels import table_labels
 
     played = [ev for seed in (1, 2, 3) for ev in _random_events(game, seed)]
     catalogued = {ev["type"] for ev in CATALOGUE[game]}
@@ -187,7 +187,7 @@ def test_every_event_is_a_sentence_naming_its_player(game, tmp_path):
 
 @pytest.mark.django_db
 def test_lembar_removal_says_the_entry_is_forfeited_only_at_a_pot_table(tmp_path):
-    from frontend.labels import table_labels
+    from rooms.labels import table_labels
 
     event = [{"type": "removed", "seat": 1, "reason": "timeouts", "returned": 5}]
     labels = table_labels("lembar")
