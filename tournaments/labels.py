@@ -1,5 +1,5 @@
 """Translated strings for the tournament page scripts (tournament page, tournament table, lobby cards),
-handed over as JSON like ``frontend.labels``: one gettext catalogue for templates and scripts."""
+handed over as JSON like ``rooms.labels``: one gettext catalogue for templates and scripts."""
 
 from __future__ import annotations
 
