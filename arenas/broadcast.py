@@ -8,6 +8,11 @@ message type ``tournament.table``: every consumer in the user group forwards tha
 is (a message type a consumer has no handler for closes it, and the table and queue consumers are not
 this app's), and the pages tell the frames apart by their own ``type``.
 
+Each leaderboard push also updates the lobby's arena card: ``{"type": "arena.card", "card": {...}}``
+(``selectors.lobby_card``) to the lobby socket's group (``tournaments.broadcast.LOBBY_GROUP``, the one
+lobby socket ``/ws/tournaments/lobby/``, which sends the arena cards with its snapshot too). It travels
+as the group message type ``tournament.card``, which that consumer forwards as it is.
+
 The leaderboard is pushed at most once per ``ARENA_PUSH_INTERVAL_S`` (setting, default 1 s) per arena:
 a change inside the interval marks the arena dirty and the timer's housekeeping (every second while
 an arena runs) pushes it. Starting, finishing and cancelling push at once. The layer is lossy: pages
@@ -27,6 +32,7 @@ from rooms.broadcast import publish, user_group
 log = logging.getLogger(__name__)
 
 USER_MESSAGE = "tournament.table"  # the user group's forwarding type (above)
+LOBBY_MESSAGE = "tournament.card"  # the lobby group's forwarding type (above)
 
 
 def group(arena_id: int) -> str:
@@ -68,10 +74,21 @@ def arena_changed(arena_id: int, *, seated: list[tuple[int, int]] = (), force: b
         if force or _may_push(arena_id):
             frame = selectors.live_snapshot(arena_id=arena_id)
             messages.append((group(arena_id), {"type": "arena.standings", "frame": frame}))
+            messages.append(lobby_message(arena_id))
         if messages:
             publish(messages)
     except Exception:  # lossy by contract: the page re-reads the snapshot on (re)connect
         log.exception("arena %s push failed", arena_id)
+
+
+def lobby_message(arena_id: int) -> tuple[str, dict]:
+    """The lobby card's push: the arena's card to the lobby socket's group."""
+    from arenas import selectors
+    from arenas.models import Arena
+    from tournaments.broadcast import LOBBY_GROUP
+
+    card = selectors.lobby_card(arena=Arena.objects.get(pk=arena_id))
+    return LOBBY_GROUP, {"type": LOBBY_MESSAGE, "frame": {"type": "arena.card", "card": card}}
 
 
 def flush(arena_id: int) -> None:

@@ -1,9 +1,10 @@
 """Translated strings for the arena page scripts (arena page and arena table), handed over as JSON
-like ``frontend.labels``: one gettext catalogue for templates and scripts."""
+like ``rooms.labels``: one gettext catalogue for templates and scripts."""
 
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext_lazy
 
 from arenas.models import PlayerStatus, Status
 
@@ -41,6 +42,24 @@ LABELS = {
     "fire_title": _("Two wins in a row: results count double"),
     "game_over": _("Game over"),
 }
+
+
+# The lobby's arena cards (arenas/static/arenas/lobby.js); the status words come from ``Status``.
+LOBBY_LABELS = {
+    "running_now": _("running now"),
+    # the lobby template's plural entry; one and many suffice for the site's languages (en, ms, tr, id)
+    "players_one": ngettext_lazy("%(n)s player joined", "%(n)s players joined", 1),
+    "players_many": ngettext_lazy("%(n)s player joined", "%(n)s players joined", 2),
+    "leader": _("Leader: %(name)s (%(score)s points)"),
+}
+
+
+def lobby_labels() -> dict:
+    labels = {key: str(value) for key, value in LOBBY_LABELS.items()}
+    for key in ("starts_in", "ends_in", "time_up", "over", "cancelled", "no_games_cancelled"):
+        labels[key] = str(LABELS[key])
+    labels["status"] = {value: str(label) for value, label in Status.choices}
+    return labels
 
 
 def arena_labels() -> dict:

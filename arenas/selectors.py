@@ -33,9 +33,26 @@ def lobby_arenas(*, now: datetime | None = None, limit: int = 5) -> list[Arena]:
     rows.sort(key=lambda a: (a.status != Status.RUNNING, a.starts_at, a.pk))
     counts = dict(ArenaPlayer.objects.filter(arena__in=rows, status__in=HOLDING).values("arena")
                   .annotate(n=Count("pk")).values_list("arena", "n"))
+    rows = rows[:limit]
     for arena in rows:
         arena.player_count = counts.get(arena.pk, 0)
-    return rows[:limit]
+        arena.card = lobby_card(arena=arena, players=arena.player_count, now=now)
+    return rows
+
+
+def lobby_card(*, arena: Arena, players: int | None = None, now: datetime | None = None) -> dict:
+    """The lobby's facts about one arena: status, window, players joined and the leader. Rendered by the
+    lobby's arena card and pushed on every leaderboard push (``broadcast.arena_changed``); the page counts
+    the time down by itself from ``server_time``."""
+    now = now or timezone.now()
+    if players is None:
+        players = arena.players.filter(status__in=HOLDING).count()
+    top = (arena.players.exclude(status=PlayerStatus.WITHDRAWN).filter(games__gt=0).select_related("user")
+           .order_by("-score", "joined_at", "pk").first())
+    return {"id": arena.pk, "status": arena.status, "players": players, "starts_at": arena.starts_at.isoformat(),
+            "ends_at": arena.ends_at.isoformat(), "server_time": now.isoformat(),
+            "cancel_reason": arena.cancel_reason or None,
+            "leader": {"name": top.user.public_name, "score": top.score} if top is not None else None}
 
 
 def player_of(*, arena: Arena, user) -> ArenaPlayer | None:

@@ -1,5 +1,5 @@
 """``/ws/tournaments/<id>/``: live standings, level and bracket of one tournament (push only);
-``/ws/tournaments/lobby/``: the lobby's tournament cards.
+the lobby's socket (tournament and arena cards) is ``frontend.consumers.LobbyConsumer``.
 
 On connect the socket gets a snapshot; then every change. A logged-in player's socket also joins
 its player group, so it receives ``{"type": "tournament", "table": id}`` when seated at the next
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from channels.db import database_sync_to_async
 
-from core.websocket import ClientSocket, LivePageSocket
+from core.websocket import LivePageSocket
 from rooms import broadcast as rooms_broadcast
 from tournaments import broadcast, selectors
 from tournaments.models import Tournament
@@ -36,32 +36,4 @@ class TournamentConsumer(LivePageSocket):
         await self.send_frame(event["frame"])
 
     async def tournament_table(self, event: dict) -> None:
-        await self.send_frame(event["frame"])
-
-
-class TournamentLobbyConsumer(ClientSocket):
-    """The lobby's cards: ``{"type": "tournament.cards", "cards": [...]}`` on connect and on ``resync``,
-    then ``{"type": "tournament.card", "card": {...}}`` whenever one tournament changes. Anyone may watch."""
-
-    async def connect(self) -> None:
-        if not await self.admit():
-            return
-        await self.accept()
-        await self.channel_layer.group_add(broadcast.LOBBY_GROUP, self.channel_name)
-        self.joined = True
-        await self._snapshot()
-
-    async def disconnect(self, code: int) -> None:
-        if getattr(self, "joined", False):
-            await self.channel_layer.group_discard(broadcast.LOBBY_GROUP, self.channel_name)
-
-    async def resync(self, client_id) -> None:
-        await self._snapshot(client_id)
-
-    async def _snapshot(self, client_id=None) -> None:
-        cards = await database_sync_to_async(
-            lambda: [t.card for t in selectors.lobby_tournaments()])()
-        await self.send_frame({"type": "tournament.cards", "cards": cards, "id": client_id})
-
-    async def tournament_card(self, event: dict) -> None:
         await self.send_frame(event["frame"])

@@ -1,8 +1,7 @@
 from django.urls import path
 
-from tournaments.consumers import TournamentConsumer, TournamentLobbyConsumer
+from tournaments.consumers import TournamentConsumer
 
 websocket_urlpatterns = [
-    path("ws/tournaments/lobby/", TournamentLobbyConsumer.as_asgi()),
     path("ws/tournaments/<int:pk>/", TournamentConsumer.as_asgi()),
 ]

@@ -4,6 +4,7 @@ needs one include line and no change to its view."""
 from __future__ import annotations
 
 from django import template
+from django.utils.html import json_script
 
 from arenas import selectors
 
@@ -13,3 +14,11 @@ register = template.Library()
 @register.simple_tag
 def lobby_arenas(limit: int = 5) -> list:
     return selectors.lobby_arenas(limit=limit)
+
+
+@register.simple_tag
+def arena_lobby_labels() -> str:
+    """The lobby's arena cards' words as a JSON script element (id ``arena-lobby-labels``)."""
+    from arenas.labels import lobby_labels
+
+    return json_script(lobby_labels(), "arena-lobby-labels")

@@ -72,3 +72,41 @@ def test_join_be_taken_to_the_game_and_follow_to_the_next_in_place(page):  # noq
     page.wait_for_selector("#conn[data-state=connected]")
     wait_until(page, "/games played: 1/.test(document.getElementById('arena-mine').textContent)")
     screenshot(page, "arena-game")
+
+
+def test_the_lobby_arena_card_follows_by_push(page, settings):  # noqa: F811
+    """The lobby's arena card: players joined, running now with the time left counting down, and the
+    leader, each pushed over the lobby socket (no reload)."""
+    from arenas.models import ArenaGame
+    from tests.arenas.conftest import finish_table
+
+    settings.ARENA_PUSH_INTERVAL_S = 0  # every change of the test process's services pushed at once
+    room = Room.objects.create(name="Lembar lobby arena", slug="a-browser-lobby", game="lembar", seats=2,
+                               min_seats=2, turn_seconds=20)
+    user_create(username="a-lobby-viewer", password="pass-word-123", display_name="Viewer")
+    bea, can = (user_create(username=f"a-lobby-{n}", password="pass-word-123", display_name=n) for n in ("Bea", "Can"))
+    arena = services.arena_create(name="Lobby Lembar Arena", room=room, duration_minutes=10,
+                                  starts_at=timezone.now() + timedelta(minutes=30))
+    login(page, "a-lobby-viewer")
+    card = f'li[data-arena="{arena.pk}"]'
+    assert "0 players joined" in page.inner_text(card)
+    wait_until(page, "window.cardroomLobby?.socket()?.readyState === 1")
+    wait_until(page, f"/Starts in 29:[0-5][0-9]/.test(document.querySelector('{card}').textContent)")
+    page.evaluate("window.__sameDocument = true")
+    services.join(arena_id=arena.pk, user=bea)
+    wait_until(page, f"document.querySelector('{card} [data-k=players]').textContent === '1 player joined'")
+    services.join(arena_id=arena.pk, user=can)
+    services.start(arena_id=arena.pk, force=True)  # the window begins now; Bea and Can are paired
+    wait_until(page, f"document.querySelector('{card}').dataset.status === 'running'")
+    text = page.inner_text(card)
+    assert "running now" in text and "2 players joined" in text and "Leader" not in text
+    wait_until(page, f"/ 9:[0-5][0-9] left/.test(document.querySelector('{card} [data-k=clock]').textContent)")
+    game = ArenaGame.objects.get(arena=arena)
+    winner = next(p for p in game.players if p)
+    finish_table(game.table_id, [1 if p == winner else 2 for p in game.players])
+    services.game_over(table_id=game.table_id)
+    top = ArenaPlayer.objects.select_related("user").get(pk=winner)
+    wait_until(page, f"document.querySelector('{card} [data-k=leader]').textContent.includes('Leader: {top.user.public_name}')")
+    assert f"({top.score} points)" in page.inner_text(f"{card} [data-k=leader]")
+    assert page.evaluate("window.__sameDocument === true")
+    screenshot(page, "lobby-arena-card-live")

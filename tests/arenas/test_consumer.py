@@ -113,10 +113,63 @@ def test_pushes_within_the_interval_wait_for_housekeeping(db, make_arena, settin
     cache.delete(f"arenas:pushed:{arena.pk}")
     broadcast.arena_changed(arena.pk)
     broadcast.arena_changed(arena.pk)  # inside the interval: held back, marked dirty
-    assert [m[1]["type"] for m in sent] == ["arena.standings"]
+    # each leaderboard push updates the lobby's arena card too (the lobby socket's forwarding type)
+    from tournaments.broadcast import LOBBY_GROUP
+
+    pushes = [(broadcast.group(arena.pk), "arena.standings"), (LOBBY_GROUP, "tournament.card")]
+    assert [(m[0], m[1]["type"]) for m in sent] == pushes
+    assert sent[1][1]["frame"]["type"] == "arena.card" and sent[1][1]["frame"]["card"]["id"] == arena.pk
     broadcast.flush(arena.pk)
     broadcast.flush(arena.pk)  # nothing more held back
-    assert [m[1]["type"] for m in sent] == ["arena.standings", "arena.standings"]
+    assert [m[1]["type"] for m in sent] == ["arena.standings", "tournament.card"] * 2
     broadcast.arena_changed(arena.pk, seated=[(5, 9)])  # a seat frame is never held back
     frame = broadcast.seat_frame(arena_id=arena.pk, table_id=9)
     assert ("user.5", {"type": "tournament.table", "frame": frame}) in sent
+
+
+async def test_the_lobby_socket_sends_the_arena_cards_then_each_change(make_arena, make_user, settings, monkeypatch):
+    """The lobby's one socket (/ws/tournaments/lobby/) carries the arena cards too: all of them on connect
+    and on resync, then the changed one with every leaderboard push (players, status, window, leader)."""
+    settings.ARENA_PUSH_INTERVAL_S = 0
+    from arenas import services
+    from frontend.routing import websocket_urlpatterns as lobby_patterns
+    from gameworkers import tasks
+    from tests.arenas.conftest import finish_table
+
+    monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
+    arena = await sync_to_async(make_arena)(name="Lobby arena", table_seats=2)
+    socket = WebsocketCommunicator(URLRouter(lobby_patterns), "/ws/tournaments/lobby/")
+    connected, _ = await socket.connect()
+    assert connected
+    first = await _next(socket, "arena.cards")
+    assert [c["id"] for c in first["cards"]] == [arena.pk]
+    card = first["cards"][0]
+    assert card["status"] == "scheduled" and card["players"] == 0 and card["leader"] is None
+    assert card["ends_at"] == arena.ends_at.isoformat() and "server_time" in card
+
+    ayla, deniz = [await sync_to_async(make_user)() for _ in range(2)]
+    await sync_to_async(services.join)(arena_id=arena.pk, user=ayla)  # pushes after its commit
+    pushed = await _next(socket, "arena.card")
+    assert pushed["card"]["id"] == arena.pk and pushed["card"]["players"] == 1
+    await sync_to_async(services.join)(arena_id=arena.pk, user=deniz)
+    assert (await _next(socket, "arena.card"))["card"]["players"] == 2
+    await sync_to_async(services.start)(arena_id=arena.pk, force=True)  # pairs the two
+    started = await _next(socket, "arena.card")
+    assert started["card"]["status"] == "running" and started["card"]["leader"] is None
+
+    from arenas.models import ArenaGame
+
+    game = await sync_to_async(ArenaGame.objects.get)(arena=arena)
+    winner_seat = game.players.index(next(p for p in game.players if p))
+    ranks = [1 if seat == winner_seat else 2 for seat in range(len(game.players))]
+    await sync_to_async(finish_table)(game.table_id, ranks)
+    await sync_to_async(services.game_over)(table_id=game.table_id)
+    scored = await _next(socket, "arena.card")
+    from arenas.models import ArenaPlayer
+
+    top = await sync_to_async(lambda: ArenaPlayer.objects.select_related("user").get(pk=game.players[winner_seat]))()
+    assert scored["card"]["leader"] == {"name": top.user.public_name, "score": top.score} and top.score > 0
+    await socket.send_json_to({"type": "resync", "id": 5})
+    again = await _next(socket, "arena.cards")
+    assert again["id"] == 5 and again["cards"][0]["leader"]["name"] == top.user.public_name
+    await socket.disconnect()

@@ -182,3 +182,82 @@ def test_a_sit_and_go_shows_its_split_takes_a_re_entry_and_seats_it_by_a_push(pa
     screenshot(page, "tournament-sit-and-go-re-entry")
     services.cancel(tournament_id=t.pk)
     assert not page.problems, page.problems
+
+
+def test_moved_by_balancing_on_the_same_page_then_the_prize_in_the_wallet(page, monkeypatch):
+    """Issue 24: four entrants at two tables of two; the human's opponent leaves in the first hand, so
+    balancing breaks the human's table (three players fit one table; the smaller table, on a tie the
+    higher number, breaks) and the human is moved to table 1 by the next hand's push, on the same page.
+    Then the wallet lists the entry and the prize, linked to the tournament."""
+    import random
+
+    from rooms import services as rooms_services
+    from tournaments.models import PayoutRow, PayoutStructure, TournamentTable
+
+    room = Room.objects.create(name="31 balancing tables", slug="t-browser-balance", game="otuzbir", seats=7,
+                               min_seats=2, turn_seconds=20)
+    human = user_create(username="t-mert", password="pass-word-123", display_name="Mert")
+    bots = [bot_create(username=f"t-bot-bal{i}", display_name=f"Bot Bal {i}", style="careful",
+                       description="A bot.") for i in range(3)]
+    split = PayoutStructure.objects.create(name="Three paid")
+    PayoutRow.objects.create(structure=split, from_entrants=3, percents="50, 30, 20")  # whoever is left is paid
+    t = services.tournament_create(name="Balancing 31", room=room, starts_at=timezone.now() + timedelta(hours=1),
+                                   min_entrants=4, seats_per_table=3, starting_stack=12, payout_structure=split,
+                                   ante_schedule={"base": 2, "double_every": 1}, hand_pause_seconds=1)
+    for user in (human, *bots):
+        services.register(tournament_id=t.pk, user=user)
+    mine = Entry.objects.get(tournament=t, user=human)
+    # The seat draw puts the human second: table 2 (round robin), the table balancing breaks below.
+    first = Entry.objects.get(tournament=t, user=bots[0]).unit
+    monkeypatch.setattr(random.SystemRandom, "shuffle",
+                        lambda self, order: order.sort(key=lambda u: {first: 0, mine.unit: 1}.get(u, 2)))
+    login(page, "t-mert")
+    page.goto(f"/tournaments/{t.pk}/")
+    wait_until(page, "window.cardroomTournament && window.cardroomTournament.socket()?.readyState === 1")
+    with page.expect_navigation(url=f"**/tournaments/{t.pk}/table/2/"):
+        services.start(tournament_id=t.pk)
+    mine.refresh_from_db()
+    assert mine.table.number == 2
+    page.wait_for_selector("#tt-level")
+    other_hand = TournamentTable.objects.get(tournament=t, number=1).table_id  # the bots' first hand
+    page.evaluate("""() => {
+      window.__sameDocument = true;
+      window.__seen = new Set();  // every rooms table this page showed
+      setInterval(() => window.__seen.add(Number(document.getElementById("table-app").dataset.table)), 50);
+    }""")
+    # The human's opponent leaves: out in the first hand; the human is alone at table 2.
+    opponent = next(e.user for e in Entry.objects.filter(table=mine.table).exclude(pk=mine.pk).select_related("user"))
+    rooms_services.table_stand(table_id=TournamentTable.objects.get(tournament=t, number=2).table_id, user=opponent)
+    wait_until(page, f"location.pathname === '/tournaments/{t.pk}/table/1/'", 60_000)
+    assert page.evaluate("window.__sameDocument") is True  # moved in place: no reload
+    assert "Table 1" in page.inner_text("#tt-number")
+    assert "You move to table 1." in page.inner_text("#announcer")
+    assert TournamentTable.objects.get(tournament=t, number=2).broken
+    joined = TournamentTable.objects.get(tournament=t, number=1)
+    assert mine.pk in joined.players and len(joined.players) >= 2 and joined.table_id != other_hand
+    assert page.get_attribute("#table-app", "data-table") == str(joined.table_id)
+    # straight to the new hand: never the other players' last hand at table 1 during the pause
+    assert other_hand not in page.evaluate("[...window.__seen]")
+    page.wait_for_selector("#conn[data-state=connected]")
+    screenshot(page, "tournament-table-moved")
+    page.evaluate(AUTOPLAY)
+    wait_until(page, "document.querySelector('#result h2')?.textContent === 'Tournament over'", 120_000)
+    assert page.evaluate("window.__sameDocument") is True
+    mine.refresh_from_db()
+    assert mine.place in (1, 2, 3) and Tournament.objects.get(pk=t.pk).status == Status.FINISHED
+
+    # The wallet: the entry and the prize, each linked to the tournament.
+    from wallets.models import LedgerTransaction
+
+    prize = LedgerTransaction.objects.get(key=f"tournament:{t.pk}:prizes").entries.get(account__user=human).amount
+    assert prize == {1: 40, 2: 24, 3: 16}[mine.place]
+    page.goto("/wallet/")
+    row = page.locator('tr[data-purpose="tournament_prize"]').first
+    assert "Tournament prize" in row.inner_text() and row.locator("[data-amount]").get_attribute("data-amount") == str(prize)
+    assert row.locator("a").get_attribute("href") == f"/tournaments/{t.pk}/"
+    assert "Balancing 31" in row.locator("a").inner_text()
+    entry = page.locator('tr[data-purpose="tournament_entry"]').first
+    assert entry.locator("[data-amount]").get_attribute("data-amount") == "-20"
+    assert entry.locator("a").get_attribute("href") == f"/tournaments/{t.pk}/"
+    screenshot(page, "wallet-tournament-prize")
+    assert not page.problems, page.problems

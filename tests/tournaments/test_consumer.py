@@ -7,6 +7,7 @@ from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
+from frontend.routing import websocket_urlpatterns as lobby_patterns  # the lobby socket
 from tests.wsrefusal import refusal_code
 from tournaments import broadcast
 from tournaments.routing import websocket_urlpatterns
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _app():
-    return URLRouter(websocket_urlpatterns)
+    return URLRouter([*lobby_patterns, *websocket_urlpatterns])
 
 
 async def test_snapshot_push_and_bad_input(make_tournament):

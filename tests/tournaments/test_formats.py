@@ -25,6 +25,7 @@ from tournaments.models import (
     TournamentTable,
     default_payout_rows,
 )
+from tournaments.services import registration
 from wallets.checks import ledger_problems
 from wallets.models import Currency
 from wallets.services import balance_of, tournament_escrow
@@ -202,12 +203,12 @@ def test_a_full_sit_and_go_whose_start_failed_is_started_by_housekeeping(make_to
     def broken(**kw):
         raise RuntimeError("database went away")
 
-    monkeypatch.setattr(services, "start", broken)
+    monkeypatch.setattr(registration, "start", broken)  # as _start_full calls it
     users = [make_user() for _ in range(2)]
     for user in users:
         services.register(tournament_id=t.pk, user=user)  # the registration stands
     assert Tournament.objects.get(pk=t.pk).status == Status.REGISTERING
-    monkeypatch.setattr(services, "start", real_start)
+    monkeypatch.setattr(registration, "start", real_start)
     asked = []
     monkeypatch.setattr(tasks.housekeeping, "delay", lambda: asked.append(1))
     cache.delete(tasks.KICK_KEY)

@@ -2,7 +2,7 @@
 // go: "3 of 6 registered"), ante, prize pool and the split as it stands, pushed whenever a tournament
 // changes (never polled). (It took over from frontend/js/tournament_lobby.js to show the split.)
 import { esc, fmt, loadLabels } from "../frontend/js/util.js";
-import { connectTournament } from "../frontend/js/tournament_common.js";
+import { followLobby } from "../frontend/js/lobby_socket.js";
 import { payoutsText } from "./common.js";
 
 const L = loadLabels("tournament-lobby-labels");
@@ -38,5 +38,5 @@ function update(card) {
 }
 
 if (document.querySelector("li[data-tournament]")) {
-  connectTournament("lobby", { card: update, cards: (cards) => cards.forEach(update) });
+  followLobby({ card: update, cards: (cards) => cards.forEach(update) });
 }

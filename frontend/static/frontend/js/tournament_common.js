@@ -19,6 +19,7 @@ export function connectTournament(id, handlers) {
       else if (f.type === "tournament" && f.table) handlers.seat?.(f);
       else if (f.type === "tournament.card") handlers.card?.(f.card);
       else if (f.type === "tournament.cards") handlers.cards?.(f.cards || []);
+      else handlers.frame?.(f);  // e.g. the arena cards on the lobby socket (lobby_socket.js)
     };
     // 4404: no such tournament (stop); 4429: closed for flooding (wait out the back-off).
     socket.onclose = (e) => {

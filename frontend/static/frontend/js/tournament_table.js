@@ -15,6 +15,7 @@ const $ = (id) => document.getElementById(id);
 let current = { table: data.table, number: data.number };
 let snap = null;          // the latest tournament snapshot
 let clockOffset = 0;      // server - local (ms), from the table frames
+let movingTo = null;      // balancing moved the player: the table number of their next hand
 
 const table = () => window.cardroomTable;
 
@@ -28,6 +29,7 @@ function switchTo(tableId, number, { moved = false } = {}) {
   if (!Number.isInteger(tableId) || tableId <= 0 || tableId === current.table) return;
   const old = current.table;
   current = { table: tableId, number };
+  movingTo = null;
   // links and forms of this page that name the old table (proof, replay, leave)
   const app = $("table-app");
   app.querySelectorAll(`a[href*="/tables/${old}/"]`).forEach((a) => { a.href = a.getAttribute("href").replace(`/tables/${old}/`, `/tables/${tableId}/`); });
@@ -64,7 +66,11 @@ function onStandings(f) {
     // Out (or the winner): the page stays on the last hand with the result; no following.
   } else if (me && me.status === "playing" && me.table_number) {
     const t = (f.tables || []).find((x) => x.number === me.table_number);
-    if (t && t.table) switchTo(t.table, t.number, { moved: t.number !== current.number });
+    const moved = t && t.number !== current.number;
+    // Moved by balancing during the pause: the new table still shows its last hand (other players');
+    // the next deal's push (or the standings after it) takes the player to their new hand there.
+    if (moved && (t.status === "finished" || t.status === "stopped")) { movingTo = t.number; tickNext(); }
+    else if (t && t.table) switchTo(t.table, t.number, { moved });
   } else if (f.tables) {
     const t = f.tables.find((x) => x.number === current.number);
     if (t && t.table) switchTo(t.table, t.number);
@@ -195,7 +201,8 @@ function tickNext() {
   if (snap.status !== "running") { el.textContent = ""; return; }
   if (!snap.next_deal_at) { el.textContent = L.waiting_tables; return; }  // the round is not settled yet
   const left = Math.ceil((Date.parse(snap.next_deal_at) - (Date.now() + clockOffset)) / 1000);
-  el.textContent = left > 0 ? fmt(L.next_hand_in, { s: left }) : L.next_hand_soon;
+  const next = left > 0 ? fmt(L.next_hand_in, { s: left }) : L.next_hand_soon;
+  el.textContent = movingTo ? `${fmt(L.moved_to, { n: movingTo })} ${next}` : next;
 }
 setInterval(tickNext, 250);
 
