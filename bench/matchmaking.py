@@ -53,13 +53,14 @@ def setup() -> None:
     connection.creation.create_test_db(verbosity=0, autoclobber=True)
     # Stubs: bots never act, no Celery, no channel layer sends.
     from gameworkers import tasks
-    from matchmaking import broadcast, services
+    from matchmaking import broadcast
+    from matchmaking.services import queue
 
     tasks.schedule_bot_turn = lambda *a, **k: None
     broadcast._send = lambda pairs: None
-    services._kick = lambda: None
-    services._enqueue_seat = lambda ids: None
-    services._enqueue_room_push = lambda ids: None
+    queue._kick = lambda: None
+    queue._enqueue_seat = lambda ids: None
+    queue._enqueue_room_push = lambda ids: None
 
 
 def teardown() -> None:
@@ -99,6 +100,7 @@ def bench_pass(args) -> None:
 
     from matchmaking import conf, planner, services
     from matchmaking.models import EntryStatus, Match, QueueEntry
+    from matchmaking.services import queue
     from rooms.models import Room
 
     rng = random.Random(7)
@@ -128,7 +130,7 @@ def bench_pass(args) -> None:
                 gaps))
         plan_s = time.perf_counter() - t0
         captured: list[int] = []
-        services._enqueue_seat = captured.extend
+        queue._enqueue_seat = captured.extend
         stats: dict = {}
         t0 = time.perf_counter()
         match_ids = services.match_pass(now=now, stats=stats)
@@ -158,8 +160,9 @@ def _matcher_loop(interval: float, work, stop) -> None:
     from django.db import connections
 
     from matchmaking import services
+    from matchmaking.services import queue
 
-    services._enqueue_seat = lambda ids: [work.put(i) for i in ids]
+    queue._enqueue_seat = lambda ids: [work.put(i) for i in ids]
     while not stop.is_set():
         services.match_pass()
         stop.wait(interval)
@@ -173,9 +176,10 @@ def _seater_loop(work, stop) -> None:
     from django.db import connections
 
     from matchmaking import broadcast, services, tasks
+    from matchmaking.services import queue
 
     # Room position pushes run inline here (a separate Celery task in the platform), throttled the same way.
-    services._enqueue_room_push = lambda ids: [broadcast.push_room(i) for i in ids if tasks.room_push_due(i)]
+    queue._enqueue_room_push = lambda ids: [broadcast.push_room(i) for i in ids if tasks.room_push_due(i)]
     while not stop.is_set():
         try:
             match_id = work.get(timeout=0.2)

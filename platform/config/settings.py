@@ -309,7 +309,7 @@ WELCOME_REAL_VALUE_DELAY_H = env.float("WELCOME_REAL_VALUE_DELAY_H", default=24.
 WELCOME_REQUIRES_VERIFIED_EMAIL = env.bool("WELCOME_REQUIRES_VERIFIED_EMAIL", default=True)
 BOT_DELAY_MS = tuple(env.list("BOT_DELAY_MS", cast=int, default=[600, 1500]))
 # A bot turn not played this long after it came up (its task lost with a killed worker) is played by
-# the timer, as the bot's own move, not as an automatic one (rooms.services._set_deadline).
+# the timer, as the bot's own move, not as an automatic one (rooms.services.clock._set_deadline).
 BOT_RESCUE_S = env.float("BOT_RESCUE_S", default=BOT_DELAY_MS[1] / 1000 + 5)
 # A seated player whose connection is down when their time (turn timer and time bank) runs out gets this
 # many seconds more, once per turn, never taken from their time bank (docs/protocol.md). 0: none.

@@ -200,7 +200,7 @@ class Table(models.Model):
     result = models.JSONField(null=True, blank=True)
     last_event_seq = models.PositiveIntegerField(default=0)  # saves a MAX() query per event
     # The seats not stood up, as frames show them plus each occupant's user id: rewritten on every
-    # seat change so that a move, a frame or a socket never queries seats (rooms.services._refresh_seating).
+    # seat change so that a move, a frame or a socket never queries seats (rooms.services.seating._refresh_seating).
     seating = models.JSONField(default=list, blank=True)
 
     class Meta:

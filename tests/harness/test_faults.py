@@ -136,10 +136,10 @@ def test_timer_and_uvicorn_faults_lose_nothing():
     assert all(s["connects"] > len(s["closed_at_s"]) for s in result["sockets"]), result["sockets"]
 
 
-# Run in a process of its own: bench/faults.py points REDIS_URL at the harness's Redis on import.
+# Run in a process of its own: bench/fault_stack.py points REDIS_URL at the harness's Redis on import.
 _IDLE_LAYER_SCRIPT = r"""
 import asyncio, json
-from bench import faults, wsclient
+from bench import fault_players, fault_stack, wsclient
 
 async def connect(port, slot):
     try:
@@ -151,14 +151,14 @@ async def connect(port, slot):
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
 
-redis = faults.OwnRedis()
+redis = fault_stack.OwnRedis()
 redis.start()
-faults.ensure_database()
-faults.load.setup_django()
-stack = faults.Platform(1, web_processes=1)
+fault_stack.ensure_database()
+fault_stack.load.setup_django()
+stack = fault_stack.Platform(1, web_processes=1)
 try:
     stack.start()
-    tables = faults.Tables(1, 600)
+    tables = fault_players.Tables(1, 600)
     tables.open()
     slot = tables.slots[0]
 

@@ -10,6 +10,7 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from matchmaking import services
+from matchmaking.errors import QueueError
 from matchmaking.models import EntryStatus, Match, MatchStatus, QueueEntry
 from rooms.models import Seat, SeatStatus
 
@@ -87,7 +88,7 @@ def test_joins_racing_a_matcher_keep_one_entry_per_player(make_room, make_user):
         try:
             services.queue_join(room=room, user=user)
             return "ok"
-        except services.QueueError as exc:
+        except QueueError as exc:
             return exc.code
 
     outcomes = _in_threads(4, join)

@@ -9,6 +9,7 @@ from django.utils import timezone
 from matchmaking import selectors, services
 from matchmaking.errors import QueueError
 from matchmaking.models import EntryStatus, Match, MatchStatus, QueueEntry
+from matchmaking.services import queue
 from rooms import services as rooms_services
 from rooms.models import Seat, SeatStatus, TableStatus
 
@@ -224,8 +225,8 @@ def test_a_lost_seating_task_is_handed_out_again_once(make_room, make_user, bots
     for _ in range(4):
         services.queue_join(room=room, user=make_user())
     handed: list[int] = []
-    monkeypatch.setattr(services, "_after_commit", lambda fn, *args: handed.extend(args[0])
-                        if fn is services._enqueue_seat else None)
+    monkeypatch.setattr(queue, "_after_commit", lambda fn, *args: handed.extend(args[0])
+                        if fn is queue._enqueue_seat else None)
     [match_id] = services.match_pass()
     assert handed == [match_id]
     services.match_pass(now=later(10))

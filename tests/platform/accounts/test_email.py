@@ -239,7 +239,7 @@ def _finish_a_free_game(players: list[User]) -> None:
     table = rooms.table_open(room=room, host=players[0], seat_count=2)
     for user in players:
         rooms.table_sit(table_id=table.pk, user=user)
-    with transaction.atomic():  # finished as rooms.services._finish_locked does
+    with transaction.atomic():  # finished as rooms.services.ending._finish_locked does
         locked = Table.objects.select_for_update().select_related("room").get(pk=table.pk)
         locked.status = TableStatus.FINISHED
         locked.save()

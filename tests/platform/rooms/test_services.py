@@ -18,6 +18,7 @@ from gameworkers.engines import get_engine
 from rooms import seeds, selectors, services
 from rooms.errors import TableError
 from rooms.models import Seat, SeatStatus, Table, TableEvent, TableStatus
+from rooms.services import clock
 
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.django_db
@@ -444,7 +445,7 @@ def test_closing_a_catch_window_is_a_step_but_not_a_move(lembar_room, make_user,
                                    expected_version=v0 + k, at_ms=start + k) == v0 + k + 1
     table.refresh_from_db()
     assert table.state["windows"] == [{"seat": 0, "since": start + 7}]
-    assert table.deadline_seat is None and table.deadline_at == services._ms_to_datetime(start + 7 + 3001)
+    assert table.deadline_seat is None and table.deadline_at == clock._ms_to_datetime(start + 7 + 3001)
     Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
     assert services.table_fire_deadline(table_id=table.pk, expected_version=v0 + 8)  # the window closes
     table.refresh_from_db()

@@ -17,6 +17,7 @@ from gameworkers.engines import get_engine
 from rooms import selectors, services
 from rooms.errors import TableError
 from rooms.models import Room, Seat, SeatStatus, Table, TableEvent
+from rooms.services import clock, moves
 
 pytestmark = pytest.mark.django_db
 
@@ -70,7 +71,7 @@ def _fire(table: Table) -> bool:
     the turn timer, so in the future): the firing's clock reads the deadline, and the row says it is due."""
     at = max(_ms(table.deadline_at), table.state["last_move_ms"] or 0)
     Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
-    with mock.patch.object(services, "now_ms", lambda: at):
+    with mock.patch.object(moves, "now_ms", lambda: at):
         fired = services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
     table.refresh_from_db()
     return fired
@@ -93,7 +94,7 @@ def test_each_human_starts_with_the_rooms_bank_and_its_deadline_waits_for_it(lem
     frame = selectors.table_frame(table=table, seat_number=None)
     assert [s["bank_ms"] for s in frame["seats"]] == [BANK_MS, BANK_MS]
     # The timer does not claim the deadline when the turn timer runs out, only when the bank has too.
-    turn_end = services._ms_to_datetime(_turn_end_ms(table))
+    turn_end = clock._ms_to_datetime(_turn_end_ms(table))
     assert services.due_tables(now=turn_end + timedelta(seconds=1)) == []
     assert services.due_tables(now=table.deadline_at) == [(table.pk, table.version)]
 
@@ -170,7 +171,7 @@ def test_bots_have_no_bank(lembar_room, make_user, bots):
         _play_first_legal(table, at_ms=_turn_end_ms(table) - 1_000)
     # A bot's deadline is its rescue look or its own turn timer, never more.
     assert _ms(table.deadline_at) <= _turn_end_ms(table)
-    assert services._overtime_ms(table, _due(table)) == 0
+    assert clock._overtime_ms(table, _due(table)) == 0
 
 
 def test_a_seat_marked_out_keeps_the_others_banks(make_user, lembar_room):

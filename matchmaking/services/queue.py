@@ -1,4 +1,4 @@
-"""Quick-play queues, the matcher, play-again parties, private tables and ratings.
+"""Quick-play queues and the matcher: joining and leaving, forming groups, seating a match.
 
 Every seat is taken through ``rooms.services`` (which holds the table's row lock and runs the
 money hooks); a money refusal there (``insufficient_funds`` ...) refuses that player's queue
@@ -9,31 +9,19 @@ from __future__ import annotations
 
 import logging
 import random
-import re
 import time
 from collections import defaultdict
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone, translation
-from openskill.models import PlackettLuce
 
-from gameworkers.engines import game_spec
 from matchmaking import conf, planner
 from matchmaking.errors import QueueError
-from matchmaking.models import (
-    ACTIVE_STATUSES,
-    DEFAULT_MU,
-    EntryStatus,
-    Match,
-    MatchStatus,
-    QueueEntry,
-    Rating,
-    RatingChange,
-)
+from matchmaking.models import ACTIVE_STATUSES, DEFAULT_MU, EntryStatus, Match, MatchStatus, QueueEntry, Rating
 from rooms import services as rooms_services
 from rooms.errors import TableError
-from rooms.models import Room, Seat, SeatStatus, StopReason, Table, TableStatus
+from rooms.models import Room, Seat, SeatStatus, TableStatus
 from wallets import selectors as wallet_selectors
 from wallets import services as wallet_services
 from wallets.models import Currency
@@ -46,7 +34,6 @@ TABLE_WIDE_CODES = {"room_closed", "bad_seat_count", "bad_options", "no_such_tab
 ROOM_REFUSAL_CODES = {"room_closed"}
 UPDATE_CHUNK = 1000  # entries per conditional UPDATE in a matcher pass
 PENDING_RETRY_S = 30  # a match still pending after this is handed to a worker again
-INVITE_CODE = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 
 
 def _after_commit(fn, *args) -> None:
@@ -387,183 +374,3 @@ def _fail_match(match: Match, active: list[QueueEntry], *, refused: list[QueueEn
     match.save(update_fields=["status", "error_code", "done_at"])
     _after_commit(_push_entries, [e.pk for e in active])
     _after_commit(_kick)
-
-
-# ----- play again ------------------------------------------------------------------------------
-
-def rematch(*, table_id: int, user) -> list[QueueEntry]:
-    """Re-queue the finished table's human players together (one party the matcher seats together).
-
-    Players who are already queued elsewhere or playing in this room are left out (they can
-    join later); calling again (by anyone from that table) returns the party's entries.
-    """
-    table = Table.objects.select_related("room").filter(pk=table_id).first() if isinstance(table_id, int) else None
-    if table is None:
-        raise QueueError("no_such_table", "There is no such table.", status=404)
-    if table.status != TableStatus.FINISHED:
-        raise QueueError("table_not_finished", "Play again is offered once the game has finished.", status=409)
-    players = [s.user for s in table.seats.exclude(status=SeatStatus.STOOD).select_related("user")
-               .order_by("number") if not s.user.is_bot]
-    if user not in players:
-        raise QueueError("not_a_player", "Only the table's players can play again.", status=403)
-    room = table.room
-    party = f"rematch-{table.pk}"
-    existing = QueueEntry.objects.filter(user=user, status__in=ACTIVE_STATUSES).first()
-    if existing is not None:
-        if existing.party == party:
-            return list(QueueEntry.objects.filter(party=party, status__in=ACTIVE_STATUSES))
-        raise _already_queued(existing, room)
-    if room.bots_only:
-        players, party = [user], ""
-    created: list[QueueEntry] = []
-    now = timezone.now()
-    with transaction.atomic():
-        for player in [user] + [p for p in players if p != user]:
-            try:
-                with transaction.atomic():
-                    created.append(queue_join(room=room, user=player, party=party, now=now))
-            except QueueError as exc:
-                if player == user:
-                    raise
-                log.info("rematch %s: %s left out (%s)", table.pk, player.pk, exc.code)
-    return created
-
-
-# ----- private tables ------------------------------------------------------------------------------
-
-def _table_error(exc: TableError) -> QueueError:
-    return QueueError(exc.code, exc.message, status=exc.status)
-
-
-def private_open(*, room: Room, host, seat_count: int | None = None) -> Table:
-    """A private table with an invite code; the host sits down at once."""
-    try:
-        with transaction.atomic():
-            table = rooms_services.table_open(room=room, host=host, private=True, seat_count=seat_count)
-            rooms_services.table_sit(table_id=table.pk, user=host)
-    except TableError as exc:
-        raise _table_error(exc) from exc
-    return table
-
-
-def private_table(*, code: str) -> Table:
-    if not isinstance(code, str) or not INVITE_CODE.match(code):
-        raise QueueError("no_such_invite", "That invite code is not valid.", status=404)
-    table = (Table.objects.select_related("room").filter(is_private=True, invite_code=code)
-             .exclude(invite_code="").first())
-    if table is None:
-        raise QueueError("no_such_invite", "That invite code is not valid.", status=404)
-    return table
-
-
-def private_join(*, code: str, user) -> Seat:
-    table = private_table(code=code)
-    if table.status != TableStatus.OPEN:
-        raise QueueError("table_not_open", "This table has already started or ended.", status=409)
-    try:
-        return rooms_services.table_sit(table_id=table.pk, user=user, invite_code=code)
-    except TableError as exc:
-        raise _table_error(exc) from exc
-
-
-def _hosted(table_id: int, by) -> Table:
-    table = Table.objects.select_related("room").filter(pk=table_id).first() if isinstance(table_id, int) else None
-    if table is None:
-        raise QueueError("no_such_table", "There is no such table.", status=404)
-    if by is None or (table.host_id != by.pk and not by.is_staff):
-        raise QueueError("not_host", "Only the host can do that.", status=403)
-    return table
-
-
-def private_add_bot(*, table_id: int, by, style: str | None = None) -> Seat:
-    """The host seats a bot (of ``style`` when given) in the first free seat."""
-    _hosted(table_id, by)
-    try:
-        return rooms_services.table_add_bot(table_id=table_id, by=by, style=style or None)
-    except TableError as exc:
-        raise _table_error(exc) from exc
-
-
-def private_start(*, table_id: int, by) -> Table:
-    _hosted(table_id, by)
-    try:
-        return rooms_services.table_start(table_id=table_id, by=by)
-    except TableError as exc:
-        raise _table_error(exc) from exc
-
-
-def private_stop(*, table_id: int, by) -> Table:
-    table = _hosted(table_id, by)
-    reason = StopReason.HOST if table.host_id == by.pk else StopReason.STAFF
-    try:
-        return rooms_services.table_stop(table_id=table_id, reason=reason, by=by)
-    except TableError as exc:
-        raise _table_error(exc) from exc
-
-
-# ----- ratings -----------------------------------------------------------------------------------
-
-MODEL = PlackettLuce()
-
-
-def _teams(game: str, seats: dict[int, int], ranks: list) -> tuple[list[list[int]], list[int], dict[int, int]]:
-    """(teams of user ids, team ranks, user -> rank) from the engine's per-seat ranks."""
-    def rank_of(n: int) -> int:
-        r = ranks[n] if n < len(ranks) else None
-        return r if isinstance(r, int) and not isinstance(r, bool) and r > 0 else len(ranks) + 1
-
-    spec = game_spec(game)  # partners (Baloot's 0 & 2 against 1 & 3) are rated as one side
-    count = max(max(seats, default=-1) + 1, spec.min_seats)
-    sides = [[n for n in side if n in seats] for side in spec.sides(count)]
-    sides = [side for side in sides if side]
-    teams = [[seats[n] for n in side] for side in sides]
-    team_ranks = [min(rank_of(n) for n in side) for side in sides]
-    user_rank = {u: r for team, r in zip(teams, team_ranks, strict=True) for u in team}
-    return teams, team_ranks, user_rank
-
-
-def rate_table(*, table_id: int) -> int:
-    """Update the ratings of a finished table's players (bots too); returns how many changed.
-
-    Idempotent: one RatingChange per (table, player) is unique, checked under the ratings' row
-    locks, so a re-sent signal (or two workers at once) rates a table once.
-    """
-    table = Table.objects.select_related("room").filter(pk=table_id).first()
-    if table is None or table.status != TableStatus.FINISHED or not isinstance(table.result, dict):
-        return 0
-    ranks = table.result.get("ranks")
-    if not isinstance(ranks, list) or not ranks:
-        return 0
-    seats = {s.number: s.user_id for s in table.seats.exclude(status=SeatStatus.STOOD) if s.number < len(ranks)}
-    if len(seats) < 2:
-        return 0
-    game = table.game
-    teams, team_ranks, user_rank = _teams(game, seats, ranks)
-    if len(teams) < 2:
-        return 0
-    users = sorted(user_rank)
-    with transaction.atomic():
-        Rating.objects.bulk_create([Rating(user_id=u, game=game) for u in users], ignore_conflicts=True)
-        current = {r.user_id: r for r in Rating.objects.select_for_update().filter(user_id__in=users, game=game)
-                   .order_by("user_id")}
-        if RatingChange.objects.filter(table=table).exists():
-            return 0
-        model_teams = [[MODEL.rating(mu=current[u].mu, sigma=current[u].sigma) for u in team] for team in teams]
-        rated = MODEL.rate(model_teams, ranks=team_ranks)
-        changes = []
-        for team, new_team in zip(teams, rated, strict=True):
-            for u, new in zip(team, new_team, strict=True):
-                old = current[u]
-                changes.append(RatingChange(table=table, user_id=u, game=game, rank=user_rank[u], mu_before=old.mu,
-                                            sigma_before=old.sigma, mu_after=new.mu, sigma_after=new.sigma))
-                old.mu, old.sigma, old.ordinal = new.mu, new.sigma, new.mu - 3 * new.sigma
-                old.games += 1
-                old.updated_at = timezone.now()
-        try:
-            with transaction.atomic():
-                RatingChange.objects.bulk_create(changes)
-        except IntegrityError:
-            return 0
-        Rating.objects.bulk_update(list(current.values()), ["mu", "sigma", "ordinal", "games", "updated_at"])
-    return len(changes)
-
