@@ -23,7 +23,7 @@ class ArenaSerializer(serializers.ModelSerializer):
 
 def _pk(pk: int) -> int:
     if not Arena.objects.filter(pk=pk).exists():
-        raise ArenaError("no_such_arena", "There is no such arena.", status=404)
+        raise ArenaError("no_such_arena", "There is no such arena.")
     return pk
 
 

@@ -1,4 +1,4 @@
-"""Arena errors: a stable ``code`` for clients and tests, an HTTP status for the API (core.api maps it)."""
+"""Arena errors: a stable ``code`` for clients and tests (``core.api.http_status`` gives the API its status)."""
 
 from __future__ import annotations
 

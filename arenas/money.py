@@ -26,11 +26,11 @@ def escrow(arena):
 
 @contextmanager
 def _ledger() -> Iterator[None]:
-    """A refused posting becomes an ArenaError with the wallet's code and HTTP status (always 4xx)."""
+    """A refused posting becomes an ArenaError with the wallet's code and details."""
     try:
         yield
     except WalletError as exc:
-        raise ArenaError(exc.code, exc.message, status=exc.status) from exc
+        raise ArenaError(exc.code, exc.message, details=exc.details) from exc
 
 
 def pay_entry(*, arena, player) -> None:
@@ -67,7 +67,7 @@ def refund_all(*, arena, players: list) -> int:
     account.refresh_from_db(fields=["balance"])
     owed = sum(p.paid for p in players)
     if owed != account.balance:
-        raise ArenaError("pool_mismatch", f"Entries {owed} do not match the escrow {account.balance}.", status=500)
+        raise ArenaError("pool_mismatch", f"Entries {owed} do not match the escrow {account.balance}.")
     if not owed:
         return 0
     with _ledger():

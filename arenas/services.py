@@ -52,7 +52,7 @@ def _lock(arena_id: int) -> Arena:
         # Only the arena's row: the room is read, never locked (its tables run without it).
         return Arena.objects.select_for_update(of=("self",)).select_related("room").get(pk=arena_id)
     except (Arena.DoesNotExist, ValueError, TypeError):
-        raise ArenaError("no_such_arena", "There is no such arena.", status=404) from None
+        raise ArenaError("no_such_arena", "There is no such arena.") from None
 
 
 def _after_commit_push(arena_id: int, seated: list[Seated] | None = None, *, force: bool = False) -> None:
@@ -102,21 +102,21 @@ def join(*, arena_id: int, user, now: datetime | None = None) -> ArenaPlayer:
     """Join (or come back after a pause) before or during the window. The entry fee is paid once per
     arena (again only after a withdrawal before the start, which refunded it)."""
     if user is None or not getattr(user, "is_authenticated", False):
-        raise ArenaError("not_logged_in", "Log in to join.", status=401)
+        raise ArenaError("not_logged_in", "Log in to join.")
     if user.is_bot:
-        raise ArenaError("bots_cannot_join", "Bots fill seats; they do not join arenas.", status=403)
+        raise ArenaError("bots_cannot_join", "Bots fill seats; they do not join arenas.")
     now = _now(now)
     opened: list[Seated] = []
     with transaction.atomic():
         arena = _lock(arena_id)
         if arena.status not in (Status.SCHEDULED, Status.RUNNING) or now >= arena.ends_at:
-            raise ArenaError("arena_closed", "This arena is over.", status=409)
+            raise ArenaError("arena_closed", "This arena is over.")
         if arena.status == Status.RUNNING and ArenaPlayer.objects.filter(
                 user=user, status=PlayerStatus.ACTIVE, arena__status=Status.RUNNING).exclude(arena=arena).exists():
-            raise ArenaError("in_another_arena", "You are playing in another arena: pause it first.", status=409)
+            raise ArenaError("in_another_arena", "You are playing in another arena: pause it first.")
         player = arena.players.filter(user=user).select_related("user").first()
         if player is not None and player.status == PlayerStatus.ACTIVE:
-            raise ArenaError("already_joined", "You have joined this arena already.", status=409)
+            raise ArenaError("already_joined", "You have joined this arena already.")
         if player is None:
             player = ArenaPlayer.objects.create(arena=arena, user=user)
             player.user = user
@@ -149,9 +149,9 @@ def pause(*, arena_id: int, user) -> ArenaPlayer:
         signed_in = user is not None and getattr(user, "is_authenticated", False)
         player = arena.players.filter(user=user).select_related("user").first() if signed_in else None
         if player is None or player.status != PlayerStatus.ACTIVE:
-            raise ArenaError("not_joined", "You are not playing in this arena.", status=409)
+            raise ArenaError("not_joined", "You are not playing in this arena.")
         if arena.status in (Status.FINISHED, Status.CANCELLED):
-            raise ArenaError("arena_closed", "This arena is over.", status=409)
+            raise ArenaError("arena_closed", "This arena is over.")
         if arena.status == Status.SCHEDULED:
             player.status = PlayerStatus.WITHDRAWN
             player.save(update_fields=["status"])
@@ -173,10 +173,10 @@ def start(*, arena_id: int, now: datetime | None = None, force: bool = False) ->
     with transaction.atomic():
         arena = _lock(arena_id)
         if arena.status != Status.SCHEDULED:
-            raise ArenaError("not_scheduled", "This arena has started or is over.", status=409)
+            raise ArenaError("not_scheduled", "This arena has started or is over.")
         if now < arena.starts_at:
             if not force:
-                raise ArenaError("not_yet", "This arena starts later.", status=409)
+                raise ArenaError("not_yet", "This arena starts later.")
             arena.starts_at = now
         arena.status = Status.RUNNING
         arena.started_at = now
@@ -195,9 +195,9 @@ def cancel(*, arena_id: int, by=None, reason: str = "staff", now: datetime | Non
     with transaction.atomic():
         arena = _lock(arena_id)
         if by is not None and not by.is_staff:
-            raise ArenaError("not_staff", "Only staff can cancel arenas.", status=403)
+            raise ArenaError("not_staff", "Only staff can cancel arenas.")
         if arena.status in (Status.FINISHED, Status.CANCELLED):
-            raise ArenaError("arena_closed", "This arena is over.", status=409)
+            raise ArenaError("arena_closed", "This arena is over.")
         players = list(arena.players.filter(status__in=HOLDING).select_related("user"))
         money.refund_all(arena=arena, players=players)
         _close(arena, Status.CANCELLED, now, reason=reason)
@@ -391,7 +391,7 @@ def _finish_locked(arena: Arena, now: datetime) -> None:
         money.pay_prizes(arena=arena, rake=rake, prizes={by_pk[pk]: amount for pk, amount in prizes.items()})
     except ArenaError as exc:
         log.error("arena %s: paying the prizes failed: %s %s", arena.pk, exc.code, exc.message)
-        raise PayoutError(exc.code, exc.message, status=exc.status) from exc
+        raise PayoutError(exc.code, exc.message) from exc
     for p in players:
         p.place = places.get(p.pk)
         p.prize = prizes.get(p.pk, 0)

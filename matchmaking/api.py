@@ -22,7 +22,7 @@ QueueFrame = inline_serializer("QueueFrame", {"type": serializers.CharField(), "
 def _room(slug) -> Room:
     room = Room.objects.filter(slug=slug).first() if isinstance(slug, str) and len(slug) <= 50 else None
     if room is None:
-        raise ApiError("no_such_room", "There is no such room.", status=404)
+        raise ApiError("no_such_room", "There is no such room.")
     return room
 
 
@@ -152,7 +152,7 @@ class LeaderboardView(APIView):
                    responses={200: OpenApiTypes.OBJECT, 404: ErrorSerializer})
     def get(self, request, game: str):
         if game not in Game.values:
-            raise ApiError("no_such_game", "There is no such game.", status=404)
+            raise ApiError("no_such_game", "There is no such game.")
         limit = max(1, _page(request, "limit", 50, 200))
         offset = _page(request, "offset", 0, 100_000)
         return Response({"game": game, "players": selectors.leaderboard(game=game, limit=limit, offset=offset)})

@@ -25,7 +25,7 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 def _pk(pk: int) -> int:
     if not Tournament.objects.filter(pk=pk).exists():
-        raise ApiError("no_such_tournament", "There is no such tournament.", status=404)
+        raise ApiError("no_such_tournament", "There is no such tournament.")
     return pk
 
 
@@ -61,7 +61,7 @@ class TournamentRegisterView(APIView):
         if body.validated_data.get("partner"):
             partner = get_user_model().objects.filter(username=body.validated_data["partner"]).first()
             if partner is None:
-                raise ApiError("no_such_partner", "Your partner is not registered.", status=409)
+                raise ApiError("no_such_partner", "Your partner is not registered.")
         entry = services.register(tournament_id=_pk(pk), user=request.user, partner=partner)
         return Response({"entry": entry.pk, "status": entry.status}, status=201)
 

@@ -1,4 +1,4 @@
-"""Tournament errors: a stable ``code`` for clients and tests, an HTTP status for the API."""
+"""Tournament errors: a stable ``code`` for clients and tests (``core.api.http_status`` gives the API its status)."""
 
 from __future__ import annotations
 

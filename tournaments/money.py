@@ -29,11 +29,11 @@ def _escrow(tournament):
 
 @contextmanager
 def _ledger() -> Iterator[None]:
-    """A refused posting becomes a TournamentError with the wallet's code and HTTP status (always 4xx)."""
+    """A refused posting becomes a TournamentError with the wallet's code and details."""
     try:
         yield
     except WalletError as exc:
-        raise TournamentError(exc.code, exc.message, status=exc.status) from exc
+        raise TournamentError(exc.code, exc.message, details=exc.details) from exc
 
 
 def pay_entry(*, tournament, entry) -> None:
@@ -75,7 +75,7 @@ def refund_entry(*, tournament, entry) -> None:
         # Only the escrow is debited here: it holds less than the entries it owes (ledger_check says why).
         log.error("tournament %s: escrow cannot refund entry %s (%s)", tournament.pk, entry.pk, exc.message)
         raise TournamentError("escrow_short", "The prize pool cannot pay this entry back now; staff must "
-                              "check the tournament.", status=409) from exc
+                              "check the tournament.") from exc
 
 
 def cancel(*, tournament, refund_entries: list) -> None:
@@ -85,7 +85,7 @@ def cancel(*, tournament, refund_entries: list) -> None:
     legs: list[Leg] = []
     refunded = sum(entry.paid for entry in refund_entries)
     if refunded > escrow.balance:
-        raise TournamentError("escrow_short", "The tournament escrow holds less than its entries.", status=409)
+        raise TournamentError("escrow_short", "The tournament escrow holds less than its entries.")
     with _ledger():
         for entry in refund_entries:
             if entry.paid:

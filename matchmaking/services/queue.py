@@ -74,18 +74,18 @@ def mu_for(*, user, game: str) -> float:
 
 def _check_can_queue(*, room: Room, user) -> None:
     if user is None or not getattr(user, "is_authenticated", False):
-        raise QueueError("not_authenticated", "Log in to play.", status=401)
+        raise QueueError("not_authenticated", "Log in to play.")
     if user.is_bot:
-        raise QueueError("bots_cannot_queue", "Bots are seated by the matcher, they do not queue.", status=403)
+        raise QueueError("bots_cannot_queue", "Bots are seated by the matcher, they do not queue.")
     if not room.is_open:
-        raise QueueError("room_closed", "This room is closed.", status=409)
+        raise QueueError("room_closed", "This room is closed.")
     busy = set(Seat.objects.filter(user=user, status=SeatStatus.SEATED, table__room=room,
                                    table__status__in=[TableStatus.OPEN, TableStatus.RUNNING])
                .values_list("table__status", flat=True))
     if TableStatus.RUNNING in busy:
-        raise QueueError("already_playing", "You are already playing a game in this room.", status=409)
+        raise QueueError("already_playing", "You are already playing a game in this room.")
     if TableStatus.OPEN in busy:
-        raise QueueError("already_seated", "You are already seated at a table in this room.", status=409)
+        raise QueueError("already_seated", "You are already seated at a table in this room.")
     _check_funds(room=room, user=user)
 
 
@@ -102,7 +102,7 @@ def _check_funds(*, room: Room, user) -> None:
         if missing["welcome_pending"]:
             how += " " + wallet_selectors.welcome_pending_help()
     raise QueueError("insufficient_funds", f"A seat in {room.name} needs at least {missing['needed']} {label}; "
-                     f"you have {missing['balance']}.", status=402, details={**missing, "how": how})
+                     f"you have {missing['balance']}.", details={**missing, "how": how})
 
 
 def queue_join(*, room: Room, user, party: str = "", now: datetime | None = None) -> QueueEntry:
@@ -125,9 +125,8 @@ def queue_join(*, room: Room, user, party: str = "", now: datetime | None = None
 
 def _already_queued(active: QueueEntry | None, room: Room) -> QueueError:
     if active is not None and active.room_id != room.pk:
-        return QueueError("already_queued", f"You are already queued in {active.room.name}; leave it first.",
-                          status=409)
-    return QueueError("already_queued", "You are already in this queue.", status=409)
+        return QueueError("already_queued", f"You are already queued in {active.room.name}; leave it first.")
+    return QueueError("already_queued", "You are already in this queue.")
 
 
 def queue_leave(*, user) -> QueueEntry:
@@ -136,7 +135,7 @@ def queue_leave(*, user) -> QueueEntry:
         entry = (QueueEntry.objects.select_for_update().filter(user=user, status__in=ACTIVE_STATUSES)
                  .first() if getattr(user, "is_authenticated", False) else None)
         if entry is None:
-            raise QueueError("not_queued", "You are not in a queue.", status=409)
+            raise QueueError("not_queued", "You are not in a queue.")
         entry.status = EntryStatus.LEFT
         entry.ended_at = timezone.now()
         entry.save(update_fields=["status", "ended_at"])

@@ -31,13 +31,13 @@ def rematch(*, table_id: int, user) -> list[QueueEntry]:
     """
     table = Table.objects.select_related("room").filter(pk=table_id).first() if isinstance(table_id, int) else None
     if table is None:
-        raise QueueError("no_such_table", "There is no such table.", status=404)
+        raise QueueError("no_such_table", "There is no such table.")
     if table.status != TableStatus.FINISHED:
-        raise QueueError("table_not_finished", "Play again is offered once the game has finished.", status=409)
+        raise QueueError("table_not_finished", "Play again is offered once the game has finished.")
     players = [s.user for s in table.seats.exclude(status=SeatStatus.STOOD).select_related("user")
                .order_by("number") if not s.user.is_bot]
     if user not in players:
-        raise QueueError("not_a_player", "Only the table's players can play again.", status=403)
+        raise QueueError("not_a_player", "Only the table's players can play again.")
     room = table.room
     party = f"rematch-{table.pk}"
     existing = QueueEntry.objects.filter(user=user, status__in=ACTIVE_STATUSES).first()
@@ -64,7 +64,7 @@ def rematch(*, table_id: int, user) -> list[QueueEntry]:
 # ----- private tables ------------------------------------------------------------------------------
 
 def _table_error(exc: TableError) -> QueueError:
-    return QueueError(exc.code, exc.message, status=exc.status)
+    return QueueError(exc.code, exc.message, details=exc.details)
 
 
 def private_open(*, room: Room, host, seat_count: int | None = None) -> Table:
@@ -80,18 +80,18 @@ def private_open(*, room: Room, host, seat_count: int | None = None) -> Table:
 
 def private_table(*, code: str) -> Table:
     if not isinstance(code, str) or not INVITE_CODE.match(code):
-        raise QueueError("no_such_invite", "That invite code is not valid.", status=404)
+        raise QueueError("no_such_invite", "That invite code is not valid.")
     table = (Table.objects.select_related("room").filter(is_private=True, invite_code=code)
              .exclude(invite_code="").first())
     if table is None:
-        raise QueueError("no_such_invite", "That invite code is not valid.", status=404)
+        raise QueueError("no_such_invite", "That invite code is not valid.")
     return table
 
 
 def private_join(*, code: str, user) -> Seat:
     table = private_table(code=code)
     if table.status != TableStatus.OPEN:
-        raise QueueError("table_not_open", "This table has already started or ended.", status=409)
+        raise QueueError("table_not_open", "This table has already started or ended.")
     try:
         return rooms_services.table_sit(table_id=table.pk, user=user, invite_code=code)
     except TableError as exc:
@@ -101,9 +101,9 @@ def private_join(*, code: str, user) -> Seat:
 def _hosted(table_id: int, by) -> Table:
     table = Table.objects.select_related("room").filter(pk=table_id).first() if isinstance(table_id, int) else None
     if table is None:
-        raise QueueError("no_such_table", "There is no such table.", status=404)
+        raise QueueError("no_such_table", "There is no such table.")
     if by is None or (table.host_id != by.pk and not by.is_staff):
-        raise QueueError("not_host", "Only the host can do that.", status=403)
+        raise QueueError("not_host", "Only the host can do that.")
     return table
 
 

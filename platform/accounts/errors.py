@@ -6,6 +6,6 @@ from core.errors import ServiceError
 
 
 class AccountError(ServiceError):
-    def __init__(self, code: str, message: str, *, status: int = 400, retry_after: int = 0) -> None:
-        super().__init__(code, message, status=status)
+    def __init__(self, code: str, message: str, *, retry_after: int = 0) -> None:
+        super().__init__(code, message)
         self.retry_after = retry_after  # seconds, for a throttle's Retry-After

@@ -48,8 +48,7 @@ def user_create(*, username: str, password: str, display_name: str = "", preferr
     except IntegrityError:
         if not User.objects.filter(username=username).exists():
             raise
-        raise AccountError("username_taken", str(User._meta.get_field("username").error_messages["unique"]),
-                           status=409) from None
+        raise AccountError("username_taken", str(User._meta.get_field("username").error_messages["unique"])) from None
     return user
 
 
@@ -71,8 +70,7 @@ def user_signup(*, username: str, password: str, address: str, display_name: str
     # sign-ups cannot all pass the check; given back when no account came of it.
     if _count(key, window) > conf.get("SIGNUP_THROTTLE_ATTEMPTS"):
         _uncount(key)
-        raise AccountError("signup_throttled", "Too many accounts were created from this address; try again later.",
-                           status=429, retry_after=window)
+        raise AccountError("signup_throttled", "Too many accounts were created from this address; try again later.", retry_after=window)
     try:
         return user_create(username=username, password=password, display_name=display_name,
                            preferred_language=preferred_language, signup_address=address)
@@ -123,7 +121,7 @@ def password_check(*, user: User, password: str, address: str) -> None:
     this address, ``wrong_password`` (400) for a wrong one."""
     retry_after = login_retry_after(username=user.username, address=address)
     if retry_after:
-        raise AccountError("login_throttled", "Too many failed attempts; wait and try again.", status=429,
+        raise AccountError("login_throttled", "Too many failed attempts; wait and try again.",
                            retry_after=retry_after)
     if not user.check_password(password or ""):
         login_failed(username=user.username, address=address)
@@ -140,8 +138,7 @@ def password_reset_allowed(*, email: str, address: str) -> bool:
     place = f"reset:addr:{_digest(address)}"
     if _count(place, window) > conf.get("PASSWORD_RESET_ADDRESS_ATTEMPTS"):
         _uncount(place)
-        raise AccountError("password_reset_throttled", "Too many password reset requests; try again later.",
-                           status=429, retry_after=window)
+        raise AccountError("password_reset_throttled", "Too many password reset requests; try again later.", retry_after=window)
     mailbox = f"reset:email:{_digest(email.strip().lower())}"
     return _count(mailbox, window) <= conf.get("PASSWORD_RESET_ATTEMPTS")
 
@@ -186,7 +183,7 @@ def email_change_request(*, user: User, email: str, site_url: str) -> str:
     key = f"email-verify:user:{user.pk}"
     if _count(key, window) > conf.get("EMAIL_VERIFY_ATTEMPTS"):
         _uncount(key)
-        raise AccountError("email_throttled", "Too many verification e-mails; try again later.", status=429,
+        raise AccountError("email_throttled", "Too many verification e-mails; try again later.",
                            retry_after=window)
     with transaction.atomic():
         user.pending_email = email
@@ -255,14 +252,13 @@ def email_verify(*, token: str) -> User:
         if user.pending_email.lower() != email.lower():
             raise AccountError("email_link_stale", "This link is no longer valid: a newer address was asked for.")
         if _verified_elsewhere(email, user):
-            raise AccountError("email_taken", "Another account has already verified this address.", status=409)
+            raise AccountError("email_taken", "Another account has already verified this address.")
         user.email, user.email_verified_at, user.pending_email = user.pending_email, timezone.now(), ""
         try:
             with transaction.atomic():
                 user.save(update_fields=["email", "email_verified_at", "pending_email"])
         except IntegrityError:  # verified by another account at the same moment (the unique index)
-            raise AccountError("email_taken", "Another account has already verified this address.",
-                               status=409) from None
+            raise AccountError("email_taken", "Another account has already verified this address.") from None
         signals.email_verified.send(sender=User, user=user)
     return user
 
@@ -284,8 +280,7 @@ def user_delete(*, user: User, password: str, address: str) -> User:
         locked = User.objects.select_for_update().get(pk=user.pk)
         blockers = selectors.deletion_blockers(user=locked)
         if blockers:
-            raise AccountError("account_busy", "Leave your tables and tournaments before deleting your account.",
-                               status=409)
+            raise AccountError("account_busy", "Leave your tables and tournaments before deleting your account.")
         signals.user_deleting.send(sender=User, user=locked)  # e.g. a quick-play queue place is given up
         locked.username = _deleted_username(locked)
         locked.display_name = DELETED_DISPLAY_NAME

@@ -29,6 +29,7 @@ from accounts.forms import (
 )
 from accounts.http import client_address
 from accounts.models import User
+from core.api import http_status
 
 
 def signup(request):
@@ -231,7 +232,7 @@ def email(request):
                                                         site_url=_site_url(request))
             except AccountError as exc:
                 form.add_error("email", ValidationError(str(EMAIL_ERRORS.get(exc.code, exc.message)), code=exc.code))
-                status = exc.status
+                status = http_status(exc)
             else:
                 messages.success(request, _("We sent a verification link to %(email)s. Open it to confirm the "
                                             "address.") % {"email": address})
@@ -291,5 +292,5 @@ def delete_account(request):
             return redirect("accounts:login")
     response = render(request, "accounts/delete.html", {
         "form": form, "blockers": selectors.deletion_blockers(user=user),
-        "error_code": refused.code if refused else ""}, status=refused.status if refused else 200)
-    return _throttled(response, refused.retry_after) if refused and refused.status == 429 else response
+        "error_code": refused.code if refused else ""}, status=http_status(refused) if refused else 200)
+    return _throttled(response, refused.retry_after) if refused and http_status(refused) == 429 else response

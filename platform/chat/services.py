@@ -65,7 +65,7 @@ def _table(table_id: int) -> Table:
     try:
         return Table.objects.only("id", "status", "seating", "is_private", "host_id", "invite_code").get(pk=table_id)
     except (Table.DoesNotExist, TypeError, ValueError):
-        raise ChatError("no_such_table", "There is no such table.", status=404) from None
+        raise ChatError("no_such_table", "There is no such table.") from None
 
 
 # ----- posting -----------------------------------------------------------------------------
@@ -90,17 +90,17 @@ def chat_post(*, table_id: int, user: User, text: str | None = None, phrase: str
             raise ChatError("chat_too_long", f"Messages are limited to {limit} characters.")
     table = _table(table_id)
     if not room_selectors.may_watch(table=table, user=user, invite_code=invite_code):
-        raise ChatError("no_such_table", "There is no such table.", status=404)
+        raise ChatError("no_such_table", "There is no such table.")
     own = selectors.writes_to(table=table, user_id=user.pk)
     if channel is not None and channel != own:
         raise ChatError("chat_forbidden", "Only the seated players write in the players' chat."
-                        if channel == Channel.PLAYERS else "Players write in the players' chat.", status=403)
+                        if channel == Channel.PLAYERS else "Players write in the players' chat.")
     until = selectors.site_muted_until(user_id=user.pk)
     if until is not None:
-        raise ChatError("chat_muted", f"You may not chat until {until.isoformat()}.", status=403)
+        raise ChatError("chat_muted", f"You may not chat until {until.isoformat()}.")
     wait = _take(f"chat:rate:{user.pk}", limit=conf.get("CHAT_RATE_MESSAGES"), window_s=conf.get("CHAT_RATE_WINDOW_S"))
     if wait:
-        raise ChatError("chat_rate_limited", f"Too many messages; wait {math.ceil(wait)} s.", status=429,
+        raise ChatError("chat_rate_limited", f"Too many messages; wait {math.ceil(wait)} s.",
                         retry_after=wait)
     in_play = not selectors.is_ended(table)
     with transaction.atomic():
@@ -189,7 +189,7 @@ def chat_set_mute(*, user: User, target_id: int, level: str) -> ChatMute | None:
     if target_id == user.pk:
         raise ChatError("chat_self", "You cannot mute or block yourself.")
     if not User.objects.filter(pk=target_id).exists():
-        raise ChatError("chat_no_such_user", "There is no such user.", status=404)
+        raise ChatError("chat_no_such_user", "There is no such user.")
     chosen = LEVELS[level]
     with transaction.atomic():
         if chosen is None:
@@ -214,10 +214,10 @@ def chat_report(*, table_id: int, user: User, message_id: int, reason: str, note
     note = clean_text(note)[:300]
     table = _table(table_id)
     if not room_selectors.may_watch(table=table, user=user, invite_code=invite_code):
-        raise ChatError("no_such_table", "There is no such table.", status=404)
+        raise ChatError("no_such_table", "There is no such table.")
     message = selectors.readable_message(message_id=message_id, table=table, user_id=user.pk)
     if message is None:
-        raise ChatError("chat_no_such_message", "There is no such message at this table.", status=404)
+        raise ChatError("chat_no_such_message", "There is no such message at this table.")
     if message.user_id == user.pk:
         raise ChatError("chat_self", "You cannot report your own message.")
     existing = ChatReport.objects.filter(message=message, reporter=user).first()
@@ -225,7 +225,7 @@ def chat_report(*, table_id: int, user: User, message_id: int, reason: str, note
         return existing
     if _take(f"chat:report-rate:{user.pk}", limit=conf.get("CHAT_REPORT_RATE"),
              window_s=conf.get("CHAT_REPORT_WINDOW_S")):
-        raise ChatError("chat_rate_limited", "Too many reports; try again later.", status=429)
+        raise ChatError("chat_rate_limited", "Too many reports; try again later.")
     try:
         with transaction.atomic():
             return ChatReport.objects.create(message=message, reporter=user, reported_id=message.user_id,

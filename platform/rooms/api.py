@@ -40,7 +40,7 @@ def _table(pk: int, request=None) -> Table:
         return get_object_or_404(Table.objects.select_related("room", "host"), pk=pk)
     table = selectors.watchable_table(table_id=pk, user=request.user, invite_code=request.query_params.get("invite"))
     if table is None:
-        raise ApiError("no_such_table", "There is no such table.", status=404)
+        raise ApiError("no_such_table", "There is no such table.")
     return table
 
 

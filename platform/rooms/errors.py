@@ -6,7 +6,7 @@ from core.errors import ServiceError
 
 
 class TableError(ServiceError):
-    def __init__(self, code: str, message: str, *, status: int = 400, version: int | None = None) -> None:
-        super().__init__(code, message, status=status)
+    def __init__(self, code: str, message: str, *, version: int | None = None, details: dict | None = None) -> None:
+        super().__init__(code, message, details=details)
         # The table's version when the request was refused, where known: a socket sends it with the error.
         self.version = version

@@ -39,8 +39,8 @@ DEVICE_NAME = "Authenticator app"
 
 
 class SecondFactorError(ServiceError):
-    def __init__(self, code: str, message: str, *, status: int = 400, retry_after: int = 0) -> None:
-        super().__init__(code, message, status=status)
+    def __init__(self, code: str, message: str, *, retry_after: int = 0) -> None:
+        super().__init__(code, message)
         self.retry_after = retry_after  # seconds, for a throttle's Retry-After
 
 
@@ -112,14 +112,13 @@ def _device_wait(device: TOTPDevice) -> int:
 
 
 def _device_throttled(wait: int) -> SecondFactorError:
-    return SecondFactorError("otp_throttled", _("Too many wrong codes. Please wait a little and try again."),
-                             status=429, retry_after=wait)
+    return SecondFactorError("otp_throttled", _("Too many wrong codes. Please wait a little and try again."), retry_after=wait)
 
 
 def totp_enrolment_start(*, user) -> TOTPDevice:
     """The user's unconfirmed device, made on the first call: the same secret until it is confirmed."""
     if totp_confirmed_device(user=user) is not None:
-        raise SecondFactorError("otp_already_enrolled", _("Two-factor authentication is already on."), status=409)
+        raise SecondFactorError("otp_already_enrolled", _("Two-factor authentication is already on."))
     device = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("pk").first()
     if device is None:
         device = TOTPDevice.objects.create(user=user, name=DEVICE_NAME, confirmed=False)
@@ -131,11 +130,11 @@ def totp_enrolment_confirm(*, user, token: str) -> TOTPDevice:
     wait = 0
     with transaction.atomic():
         if TOTPDevice.objects.devices_for_user(user, confirmed=True).exists():
-            raise SecondFactorError("otp_already_enrolled", _("Two-factor authentication is already on."), status=409)
+            raise SecondFactorError("otp_already_enrolled", _("Two-factor authentication is already on."))
         device = (TOTPDevice.objects.select_for_update().filter(user=user, confirmed=False)
                   .order_by("pk").first())
         if device is None:
-            raise SecondFactorError("otp_no_enrolment", _("Start again: there is no enrolment to confirm."), status=409)
+            raise SecondFactorError("otp_no_enrolment", _("Start again: there is no enrolment to confirm."))
         wait = _device_wait(device)
         verified = not wait and device.verify_token(token)
         if verified:
@@ -157,14 +156,12 @@ def totp_verify(*, user, token: str, address: str) -> TOTPDevice:
     username = user.get_username()
     retry_after = accounts_services.login_retry_after(username=username, address=address)
     if retry_after:
-        raise SecondFactorError("login_throttled", _("Too many failed attempts. Please wait a few minutes and try again."),
-                                status=429, retry_after=retry_after)
+        raise SecondFactorError("login_throttled", _("Too many failed attempts. Please wait a few minutes and try again."), retry_after=retry_after)
     with transaction.atomic():
         device = (TOTPDevice.objects.select_for_update().filter(user=user, confirmed=True)
                   .order_by("pk").first())
         if device is None:
-            raise SecondFactorError("otp_not_enrolled", _("Two-factor authentication is not on for this account."),
-                                    status=409)
+            raise SecondFactorError("otp_not_enrolled", _("Two-factor authentication is not on for this account."))
         wait = _device_wait(device)
         verified = not wait and device.verify_token(token)
     if wait:

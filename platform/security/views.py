@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.http import client_address
+from core.api import http_status
 from security import staff_otp
 from security.staff_otp import AdminAccess, SecondFactorError
 
@@ -71,7 +72,7 @@ def _refused(form: CodeForm, exc: SecondFactorError) -> dict:
     """The refusal on the form, and how the page answers: 429 with Retry-After for a throttle, else 200
     with the error, as the site's login page does."""
     form.add_error("code", ValidationError(exc.message, code=exc.code))
-    return {"error_code": exc.code, "status": 429 if exc.status == 429 else 200, "retry_after": exc.retry_after}
+    return {"error_code": exc.code, "status": 429 if http_status(exc) == 429 else 200, "retry_after": exc.retry_after}
 
 
 def enrol(request, *, site):

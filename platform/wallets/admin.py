@@ -18,6 +18,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from audit.mixins import AuditedAdmin
+from core.api import http_status
 from wallets import reports
 from wallets.models import Account, Entry, LedgerTransaction, RevenueReport, TableTerms, WalletSettings
 
@@ -177,7 +178,7 @@ class RevenueReportAdmin(admin.ModelAdmin):
                     "name": section})
         except reports.ReportError as exc:
             context["error"] = exc
-            return TemplateResponse(request, "wallets/revenue_report.html", context, status=exc.status)
+            return TemplateResponse(request, "wallets/revenue_report.html", context, status=http_status(exc))
         data = reports.report(period=period)
         labels = _labels()
         if section:

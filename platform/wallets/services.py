@@ -113,7 +113,7 @@ def settle_escrow(*, escrow: Account, rake: int, payouts: list[tuple[object, int
     escrow.refresh_from_db(fields=["balance"])
     total = rake + sum(amount for _, amount in payouts)
     if total != escrow.balance:
-        raise WalletError("pool_mismatch", f"Prizes {total} do not match the escrow {escrow.balance}.", status=500)
+        raise WalletError("pool_mismatch", f"Prizes {total} do not match the escrow {escrow.balance}.")
     if not total:
         return None
     legs = [Leg(escrow, -total)]
@@ -204,8 +204,7 @@ def _same_posting(tx: LedgerTransaction, deltas: dict[int, int]) -> LedgerTransa
     for account_id, amount in tx.entries.values_list("account_id", "amount"):
         posted[account_id] += amount
     if {pk: d for pk, d in posted.items() if d} != {pk: d for pk, d in deltas.items() if d}:
-        raise WalletError("key_reused", f"The key {tx.key!r} was already used for a different posting.",
-                          status=409)
+        raise WalletError("key_reused", f"The key {tx.key!r} was already used for a different posting.")
     return tx
 
 

@@ -6,6 +6,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core.api import http_status
 from matchmaking import selectors, services
 from matchmaking.errors import QueueError
 from matchmaking.models import EntryStatus, Match, MatchStatus, QueueEntry
@@ -143,7 +144,7 @@ def test_too_little_money_is_refused_at_once_with_what_is_needed(make_room, make
     with pytest.raises(QueueError) as info:
         services.queue_join(room=room, user=user)
     exc = info.value
-    assert (exc.code, exc.status) == ("insufficient_funds", 402)
+    assert (exc.code, http_status(exc)) == ("insufficient_funds", 402)
     assert exc.details["currency"] == "CHP" and exc.details["needed"] == 100_000 and exc.details["balance"] == 1000
     assert "100000 Chip" in exc.message and "bailout" in exc.details["how"] and "500 Chip" in exc.details["how"]
     assert not QueueEntry.objects.filter(user=user).exists()

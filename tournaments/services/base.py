@@ -18,7 +18,7 @@ def _lock(tournament_id: int) -> Tournament:
     try:
         return Tournament.objects.select_for_update().select_related("room").get(pk=tournament_id)
     except (Tournament.DoesNotExist, ValueError, TypeError):
-        raise TournamentError("no_such_tournament", "There is no such tournament.", status=404) from None
+        raise TournamentError("no_such_tournament", "There is no such tournament.") from None
 
 
 def _after_commit_push(tournament_id: int, moves: list[SeatPush] | None = None) -> None:

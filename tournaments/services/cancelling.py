@@ -21,7 +21,7 @@ def cancel(*, tournament_id: int, reason: str = "staff", by=None) -> Tournament:
     with transaction.atomic():
         tournament = _lock(tournament_id)
         if by is not None and not by.is_staff:
-            raise TournamentError("not_staff", "Only staff can cancel tournaments.", status=403)
+            raise TournamentError("not_staff", "Only staff can cancel tournaments.")
         _cancel_locked(tournament, reason)
     return tournament
 
@@ -29,7 +29,7 @@ def cancel(*, tournament_id: int, reason: str = "staff", by=None) -> Tournament:
 def _cancel_locked(tournament: Tournament, reason: str, detail: dict | None = None) -> None:
     """``detail``: numbers that say why (too few entrants: registered and minimum); the page words them."""
     if tournament.status in (Status.FINISHED, Status.CANCELLED):
-        raise TournamentError("tournament_over", "This tournament is over.", status=409)
+        raise TournamentError("tournament_over", "This tournament is over.")
     started = tournament.status == Status.RUNNING
     refund = list(tournament.entries.filter(status__in=ACTIVE).select_related("user").order_by("pk"))
     money.cancel(tournament=tournament, refund_entries=refund)

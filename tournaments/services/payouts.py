@@ -52,7 +52,7 @@ def _finish_locked(tournament: Tournament) -> None:
                          prizes={by_pk[pk]: amount for pk, amount in paid.items()})
     except TournamentError as exc:
         log.error("tournament %s: paying the prizes failed: %s %s", tournament.pk, exc.code, exc.message)
-        raise PayoutError(exc.code, exc.message, status=exc.status) from exc
+        raise PayoutError(exc.code, exc.message) from exc
     for pk, amount in paid.items():
         Entry.objects.filter(pk=pk).update(prize=amount)
     tournament.status = Status.FINISHED

@@ -29,26 +29,26 @@ def register(*, tournament_id: int, user, partner=None) -> Entry:
     entry): the new entry waits, registered, for the end of the hand in play and is then seated with
     the starting stack (``_advance_freezeout``). A sit & go starts as soon as it is full."""
     if user is None or not getattr(user, "is_authenticated", False):
-        raise TournamentError("not_logged_in", "Log in to register.", status=401)
+        raise TournamentError("not_logged_in", "Log in to register.")
     with transaction.atomic():
         tournament = _lock(tournament_id)
         late = tournament.status == Status.RUNNING
         if late and not _late_registration_open(tournament):
-            raise TournamentError("registration_closed", "Late registration is over.", status=409)
+            raise TournamentError("registration_closed", "Late registration is over.")
         if not late and tournament.status != Status.REGISTERING:
-            raise TournamentError("registration_closed", "Registration is not open.", status=409)
+            raise TournamentError("registration_closed", "Registration is not open.")
         active = tournament.entries.filter(status__in=ACTIVE)
         if tournament.max_entrants and active.count() >= tournament.max_entrants:
-            raise TournamentError("tournament_full", "Every place is taken.", status=409)
+            raise TournamentError("tournament_full", "Every place is taken.")
         team = None
         if partner is not None:
             if tournament.team_size < 2:
                 raise TournamentError("no_teams", "This tournament is not played in pairs.")
             lead = active.filter(user=partner).first()
             if lead is None or partner == user:
-                raise TournamentError("no_such_partner", "Your partner is not registered.", status=409)
+                raise TournamentError("no_such_partner", "Your partner is not registered.")
             if active.filter(team=lead.unit).count() >= tournament.team_size:
-                raise TournamentError("team_full", "That team is complete.", status=409)
+                raise TournamentError("team_full", "That team is complete.")
             team = lead.unit
         entry = _new_entry(tournament, user, team)
         if tournament.team_size > 1 and team is None:
@@ -70,13 +70,12 @@ def _new_entry(tournament: Tournament, user, team: int | None) -> Entry:
     again), or, once their last entry is out, a re-entry (a new row, numbered on)."""
     latest = tournament.entries.filter(user=user).order_by("-number").first()
     if latest is not None and latest.status in ACTIVE:
-        raise TournamentError("already_registered", "You are registered already.", status=409)
+        raise TournamentError("already_registered", "You are registered already.")
     used = tournament.entries.filter(user=user, status__in=HOLDING).count()
     if used >= tournament.max_entries:
         if tournament.max_entries > 1:
-            raise TournamentError("no_entries_left", f"You have used all {tournament.max_entries} of your entries.",
-                                  status=409)
-        raise TournamentError("already_registered", "You have entered this tournament already.", status=409)
+            raise TournamentError("no_entries_left", f"You have used all {tournament.max_entries} of your entries.")
+        raise TournamentError("already_registered", "You have entered this tournament already.")
     stack = tournament.starting_stack if tournament.status == Status.RUNNING else 0
     if latest is None:
         return Entry.objects.create(tournament=tournament, user=user, team=team, stack=stack)
@@ -88,7 +87,7 @@ def _new_entry(tournament: Tournament, user, team: int | None) -> Entry:
         latest.save(update_fields=["status", "registrations", "team", "stack"])
         return latest
     if latest.status != EntryStatus.OUT:  # refunded at the start (an odd bracket field) or the winner
-        raise TournamentError("registration_closed", "Registration is not open.", status=409)
+        raise TournamentError("registration_closed", "Registration is not open.")
     # A re-entry: a new row; the ledger keys number on from the player's last registration.
     return Entry.objects.create(tournament=tournament, user=user, team=team, stack=stack, number=latest.number + 1,
                                 registrations=latest.registrations + 1)
@@ -147,9 +146,9 @@ def unregister(*, tournament_id: int, user) -> Entry:
         tournament = _lock(tournament_id)
         entry = tournament.entries.filter(user=user, status=EntryStatus.REGISTERED).first() if user else None
         if entry is None:
-            raise TournamentError("not_registered", "You are not registered.", status=409)
+            raise TournamentError("not_registered", "You are not registered.")
         if tournament.status not in (Status.ANNOUNCED, Status.REGISTERING):
-            raise TournamentError("already_started", "The tournament has started.", status=409)
+            raise TournamentError("already_started", "The tournament has started.")
         entry.status = EntryStatus.UNREGISTERED
         entry.save(update_fields=["status"])
         money.refund_entry(tournament=tournament, entry=entry)

@@ -58,7 +58,7 @@ def open_registration(*, tournament_id: int) -> Tournament:
     with transaction.atomic():
         tournament = _lock(tournament_id)
         if tournament.status != Status.ANNOUNCED:
-            raise TournamentError("not_announced", "Registration is open already or over.", status=409)
+            raise TournamentError("not_announced", "Registration is open already or over.")
         tournament.status = Status.REGISTERING
         tournament.save(update_fields=["status"])
     _after_commit_push(tournament.pk)

@@ -37,7 +37,7 @@ def start(*, tournament_id: int) -> Tournament:
     with transaction.atomic():
         tournament = _lock(tournament_id)
         if tournament.status not in (Status.ANNOUNCED, Status.REGISTERING):
-            raise TournamentError("not_registering", "This tournament cannot start now.", status=409)
+            raise TournamentError("not_registering", "This tournament cannot start now.")
         if tournament.team_size > 1:
             _complete_teams(tournament)
         units = _units(tournament)
@@ -93,7 +93,7 @@ def start(*, tournament_id: int) -> Tournament:
             try:
                 groups = logic.first_round(order, k=tournament.table_size, low=_bracket_low(tournament))
             except logic.LogicError as exc:
-                raise TournamentError(exc.code, exc.message, status=409) from None
+                raise TournamentError(exc.code, exc.message) from None
             _create_matches(tournament, 1, groups)
         tournament.bots_fill_at = None
         tournament.save()

@@ -27,7 +27,7 @@ def _lock(table_id: int, *, actor_id: int | None = None) -> Table:
     except (ValueError, TypeError, OverflowError):
         table = None
     if table is None:
-        raise TableError("no_such_table", "There is no such table.", status=404)
+        raise TableError("no_such_table", "There is no such table.")
     return table
 
 

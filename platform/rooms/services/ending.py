@@ -37,16 +37,16 @@ def table_stop(*, table_id: int, reason: str, by=None) -> Table:
     with transaction.atomic():
         table = _lock(table_id)
         if table.status in ENDED_STATUSES:
-            raise TableError("table_ended", "This table has already ended.", status=409)
+            raise TableError("table_ended", "This table has already ended.")
         if reason == StopReason.HOST and (by is None or by != table.host):
-            raise TableError("not_host", "Only the host can stop this table.", status=403)
+            raise TableError("not_host", "Only the host can stop this table.")
         if reason == StopReason.HOST and table.status == TableStatus.RUNNING and table.room.stake:
             # economy.md [host stop]: otherwise a host could look at the cards and take the stake back.
             raise TableError("host_stop_after_start",
                              "A table with a stake cannot be stopped by its host once it has started; "
-                             "you may leave it (your entry is forfeited).", status=409)
+                             "you may leave it (your entry is forfeited).")
         if reason == StopReason.STAFF and (by is None or not by.is_staff):
-            raise TableError("not_staff", "Only staff can stop tables.", status=403)
+            raise TableError("not_staff", "Only staff can stop tables.")
         _stop_locked(table, reason)
     return table
 

@@ -41,15 +41,15 @@ def table_play(*, table_id: int, seat_number: int, move: dict, expected_version:
         table = _lock(table_id, actor_id=user_id)
         current = table.version
         if table.actor_active is False:
-            raise TableError("account_inactive", "This account has been deactivated.", status=403, version=current)
+            raise TableError("account_inactive", "This account has been deactivated.", version=current)
         if table.status != TableStatus.RUNNING:
-            raise TableError("table_not_running", "This table is not running.", status=409, version=current)
+            raise TableError("table_not_running", "This table is not running.", version=current)
         if expected_version != current:
-            raise TableError("stale_version", "The table moved on; here is the current state.", status=409,
+            raise TableError("stale_version", "The table moved on; here is the current state.",
                              version=current)
         entry = selectors.seating_entry(table=table, seat_number=seat_number)
         if entry is None or (user_id is not None and entry["user_id"] != user_id):
-            raise TableError("not_seated", "That seat is not in the game.", status=403, version=current)
+            raise TableError("not_seated", "That seat is not in the game.", version=current)
         engine = get_engine(table.game)
         try:
             events = _apply(table, engine, seat_number, move, at_ms or now_ms())

@@ -94,34 +94,34 @@ def _sit_locked(table: Table, user, *, seat_number: int | None, invite_code: str
     """Seat ``user`` at a locked open table; the caller saves ``table.seating`` (``_save_seating``)."""
     if (table.is_private and not user.is_bot and not user.is_staff and table.host_id != user.pk
             and (not invite_code or invite_code != table.invite_code)):
-        raise TableError("invite_required", "This private table needs its invite code.", status=403)
+        raise TableError("invite_required", "This private table needs its invite code.")
     if table.status != TableStatus.OPEN:
-        raise TableError("table_not_open", "This table has already started or ended.", status=409)
+        raise TableError("table_not_open", "This table has already started or ended.")
     if table.room.bots_only and not user.is_bot and any(
             not e["bot"] and e["status"] == SeatStatus.SEATED for e in table.seating):
-        raise TableError("bots_only", "This room seats one player against bots.", status=409)
+        raise TableError("bots_only", "This room seats one player against bots.")
     taken = {e["seat"] for e in table.seating}
     if any(e["user_id"] == user.pk for e in table.seating):
-        raise TableError("already_seated", "You are already seated at this table.", status=409)
+        raise TableError("already_seated", "You are already seated at this table.")
     if seat_number is None:
         free = [n for n in range(table.seat_count) if n not in taken]
         if not free:
-            raise TableError("table_full", "Every seat is taken.", status=409)
+            raise TableError("table_full", "Every seat is taken.")
         seat_number = free[0]
     elif isinstance(seat_number, bool) or not isinstance(seat_number, int) or not 0 <= seat_number < table.seat_count:
         raise TableError("bad_seat", "There is no such seat.")
     elif seat_number in taken:
-        raise TableError("seat_taken", "That seat is taken.", status=409)
+        raise TableError("seat_taken", "That seat is taken.")
     try:
         with transaction.atomic():
             seat = Seat.objects.create(table=table, number=seat_number, user=user,
                                        bot_style=user.bot_style if user.is_bot else "")
     except IntegrityError:
-        raise TableError("seat_taken", "That seat is taken.", status=409) from None
+        raise TableError("seat_taken", "That seat is taken.") from None
     try:
         table_money.on_sit(table=table, seat=seat)
     except WalletError as exc:
-        raise TableError(exc.code, exc.message, status=402) from exc
+        raise TableError(exc.code, exc.message, details=exc.details) from exc
     table.seating = sorted([*table.seating, _seating_entry(seat)], key=lambda e: e["seat"])
     table.version += 1  # every change a viewer can see is numbered (docs/protocol.md)
     table.last_event_seq += 1
@@ -136,12 +136,12 @@ def table_stand(*, table_id: int, user) -> None:
         table = _lock(table_id)
         seat = table.seats.filter(user=user, status=SeatStatus.SEATED).first()
         if seat is None:
-            raise TableError("not_seated", "You are not seated at this table.", status=409)
+            raise TableError("not_seated", "You are not seated at this table.")
         if table.status == TableStatus.RUNNING:
             _leave_running(table, seat)
             return
         if table.status != TableStatus.OPEN:
-            raise TableError("table_ended", "This table has ended.", status=409)
+            raise TableError("table_ended", "This table has ended.")
         seat.status = SeatStatus.STOOD
         seat.left_at = timezone.now()
         seat.save(update_fields=["status", "left_at"])
@@ -164,13 +164,13 @@ def table_start(*, table_id: int, by=None) -> Table:
     with transaction.atomic():
         table = _lock(table_id)
         if table.status != TableStatus.OPEN:
-            raise TableError("table_not_open", "This table has already started or ended.", status=409)
+            raise TableError("table_not_open", "This table has already started or ended.")
         seats = list(table.seats.filter(status=SeatStatus.SEATED).select_related("user").order_by("number"))
         if len(seats) < table.seat_count:
             if by is None or (by != table.host and not by.is_staff):
-                raise TableError("not_host", "Only the host can start before every seat is taken.", status=403)
+                raise TableError("not_host", "Only the host can start before every seat is taken.")
             if len(seats) < table.room.min_seats:
-                raise TableError("not_enough_players", "Not enough players are seated to start.", status=409)
+                raise TableError("not_enough_players", "Not enough players are seated to start.")
         engine = get_engine(table.game)
         # Engine seats are the seated players in seat order (fairness.md): close the gaps.
         for index, seat in enumerate(seats):
@@ -211,14 +211,14 @@ def table_add_bot(*, table_id: int, by, style: str | None = None) -> Seat:
 
     table = Table.objects.select_related("room").get(pk=table_id)
     if by is None or (by != table.host and not by.is_staff):
-        raise TableError("not_host", "Only the host can add bots.", status=403)
+        raise TableError("not_host", "Only the host can add bots.")
     seated = table.seats.exclude(status=SeatStatus.STOOD).values_list("user_id", flat=True)
     bots = User.objects.filter(is_bot=True, is_active=True).exclude(pk__in=list(seated)).order_by("pk")
     if style:
         bots = bots.filter(bot_style=style)
     bot = bots.first()
     if bot is None:
-        raise TableError("no_bot_available", "No bot of that style is free for this table.", status=409)
+        raise TableError("no_bot_available", "No bot of that style is free for this table.")
     return table_sit(table_id=table_id, user=bot)
 
 

@@ -14,6 +14,7 @@ from django.utils import timezone
 from accounts import services
 from accounts.errors import AccountError
 from accounts.models import User
+from core.api import http_status
 from matchmaking import services as matchmaking
 from matchmaking.models import EntryStatus as QueueStatus
 from rooms import broadcast
@@ -131,7 +132,7 @@ def test_refused_while_seated_at_an_open_or_running_table():
     assert Table.objects.get(pk=table.pk).status == "running"
     with pytest.raises(AccountError) as exc:
         services.user_delete(user=user, password=PASSWORD, address="127.0.0.1")
-    assert (exc.value.code, exc.value.status) == ("account_busy", 409)
+    assert (exc.value.code, http_status(exc.value)) == ("account_busy", 409)
     assert "forfeits" in client.get(reverse("accounts:delete")).content.decode()
     user.refresh_from_db()
     assert user.is_active

@@ -15,6 +15,7 @@ from django.test import Client
 from accounts import services
 from accounts.services import user_create
 from config.asgi import application
+from core.api import http_status
 from gameworkers.engines import get_engine
 from live import move_pool
 from rooms import broadcast
@@ -131,7 +132,7 @@ def test_a_deactivated_users_move_is_refused_on_the_move_path():
     with pytest.raises(TableError) as refused:
         move_pool.play(table_id=table.pk, seat_number=seat, move=move, expected_version=table.version,
                        user_id=users[seat].pk)
-    assert (refused.value.code, refused.value.status) == ("account_inactive", 403)
+    assert (refused.value.code, http_status(refused.value)) == ("account_inactive", 403)
     assert Table.objects.get(pk=table.pk).version == table.version
 
 

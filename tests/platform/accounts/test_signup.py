@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from accounts import services
 from accounts.errors import AccountError
+from core.api import http_status
 
 User = get_user_model()
 TAKEN = "A user with that username already exists."
@@ -62,7 +63,7 @@ def test_a_name_taken_between_the_forms_check_and_the_insert_is_a_coded_error():
     services.user_create(username="once", password="pass-word-123")
     with pytest.raises(AccountError) as taken:
         services.user_create(username="once", password="pass-word-123")
-    assert (taken.value.code, taken.value.status) == ("username_taken", 409)
+    assert (taken.value.code, http_status(taken.value)) == ("username_taken", 409)
     assert User.objects.filter(username="once").count() == 1
 
 

@@ -7,6 +7,7 @@ import pytest
 from chat import selectors, services
 from chat.errors import ChatError
 from chat.models import ChatMessage, ChatReport, ReportStatus, SiteMute
+from core.api import http_status
 from tests.platform.chat.tables import end_table, make_table
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +38,7 @@ def test_a_spectator_writes_only_into_the_spectators_chat(published, django_capt
     table, a, b, w = make_table()
     with pytest.raises(ChatError) as refused:
         services.chat_post(table_id=table.pk, user=w, text="psst, she holds the ace", channel="players")
-    assert _code(refused) == "chat_forbidden" and refused.value.status == 403
+    assert _code(refused) == "chat_forbidden" and http_status(refused.value) == 403
     assert not ChatMessage.objects.exists()
     with django_capture_on_commit_callbacks(execute=True):
         message = services.chat_post(table_id=table.pk, user=w, text="nice table")
@@ -95,7 +96,7 @@ def test_five_messages_per_ten_seconds_per_user(monkeypatch):
         clock[0] += 1
     with pytest.raises(ChatError) as refused:
         services.chat_post(table_id=table.pk, user=a, phrase="gg")
-    assert _code(refused) == "chat_rate_limited" and refused.value.status == 429
+    assert _code(refused) == "chat_rate_limited" and http_status(refused.value) == 429
     assert 0 < refused.value.retry_after <= 10
     services.chat_post(table_id=table.pk, user=b, text="another user is not held back")
     clock[0] += 5.5  # the first message is now more than 10 s old
@@ -204,7 +205,7 @@ def test_staff_mute_a_user_site_wide_for_a_period_and_can_lift_it(django_user_mo
     other, *_ = make_table()
     with pytest.raises(ChatError) as refused:
         services.chat_post(table_id=other.pk, user=b, text="hello?")  # every table
-    assert _code(refused) == "chat_muted" and refused.value.status == 403
+    assert _code(refused) == "chat_muted" and http_status(refused.value) == 403
     assert selectors.site_muted_until(user_id=b.pk) == mute.until
     assert services.site_mute_lift(user_id=b.pk) == 1
     assert services.chat_post(table_id=table.pk, user=b, text="sorry").text == "sorry"

@@ -12,6 +12,7 @@ from django.db.models import Sum
 from django.urls import reverse
 from django.utils import timezone
 
+from core.api import http_status
 from rooms import services as rooms
 from rooms.models import StopReason, Table, TableStatus
 from wallets import reports, services, table_money
@@ -232,7 +233,7 @@ def test_the_period_filters_by_day(ledger):
 def test_a_bad_period_is_refused_with_a_stable_code(start, end, code):
     with pytest.raises(reports.ReportError) as exc:
         reports.period(start=start, end=end)
-    assert (exc.value.code, exc.value.status) == (code, 400)
+    assert (exc.value.code, http_status(exc.value)) == (code, 400)
 
 
 def test_the_default_period_is_the_last_30_days():

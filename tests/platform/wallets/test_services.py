@@ -6,6 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
 
+from core.api import http_status
 from wallets import selectors, services
 from wallets.checks import ledger_problems
 from wallets.errors import WalletError
@@ -58,7 +59,7 @@ def test_transfer_moves_and_repeated_key_returns_the_first_posting(make_user):
     for legs in ([Leg(src, -99), Leg(dst, 99)], [Leg(dst, -30), Leg(src, 30)]):
         with pytest.raises(WalletError) as exc:
             services.post_transaction(key="t:1", legs=legs)
-        assert (exc.value.code, exc.value.status) == ("key_reused", 409)
+        assert (exc.value.code, http_status(exc.value)) == ("key_reused", 409)
     assert services.balance_of(user=a, currency="KEL") == 70
     assert services.balance_of(user=b, currency="KEL") == 130
     assert ledger_problems() == []
@@ -125,23 +126,23 @@ def test_insufficient_funds_is_refused_and_changes_nothing(make_user):
 
 
 def test_every_wallet_refusal_is_a_service_error_with_a_4xx_status(make_user):
-    # Apps hand ``exc.status`` on to the API (core.errors / core.api): a refused posting is never a 500.
+    # The code decides the status (core.api.http_status): a refused posting is never a 500.
     from core.errors import ServiceError
 
     a, b = make_user(), make_user()
     with pytest.raises(WalletError) as err:
         services.transfer(key="big", source=services.wallet(user=a, currency="MUT"),
                           target=services.wallet(user=b, currency="MUT"), amount=101)
-    assert isinstance(err.value, ServiceError) and (err.value.code, err.value.status) == ("insufficient_funds", 402)
+    assert isinstance(err.value, ServiceError) and (err.value.code, http_status(err.value)) == ("insufficient_funds", 402)
     assert err.value.as_dict() == {"code": "insufficient_funds", "message": err.value.message}
     with pytest.raises(WalletError) as err:
         services.transfer(key="mixed", source=services.wallet(user=a, currency="MUT"),
                           target=services.wallet(user=b, currency="KEL"), amount=1)
-    assert (err.value.code, err.value.status) == ("currency_mismatch", 409)
+    assert (err.value.code, http_status(err.value)) == ("currency_mismatch", 409)
     with pytest.raises(WalletError) as err:
         services.post_transaction(key="x", legs=[])
-    assert (err.value.code, err.value.status) == ("bad_legs", 400)
-    assert WalletError("escrow_short", "Short.").status == 409
+    assert (err.value.code, http_status(err.value)) == ("bad_legs", 400)
+    assert http_status(WalletError("escrow_short", "Short.")) == 409
 
 
 def test_database_refuses_negative_balances_except_issuance_and_chip_wallets(make_user):

@@ -8,6 +8,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
+from core.api import http_status
 from gameworkers.engines import get_engine
 from rooms import services as rooms
 from rooms.errors import TableError
@@ -72,7 +73,7 @@ def test_host_stop_is_refused_once_a_table_with_an_entry_has_started(rich, make_
     before = LedgerTransaction.objects.count()
     with pytest.raises(TableError) as exc:
         rooms.table_stop(table_id=table.pk, reason=StopReason.HOST, by=host)
-    assert exc.value.code == "host_stop_after_start" and exc.value.status == 409
+    assert exc.value.code == "host_stop_after_start" and http_status(exc.value) == 409
     table.refresh_from_db()
     assert table.status == TableStatus.RUNNING and LedgerTransaction.objects.count() == before
     assert escrow(table) == 120
@@ -146,7 +147,7 @@ def test_refused_entry_rolls_the_sit_back_with_402(make_room, make_user):
     table = rooms.table_open(room=room, host=a)
     with pytest.raises(TableError) as err:
         rooms.table_sit(table_id=table.pk, user=a)
-    assert (err.value.code, err.value.status) == ("insufficient_funds", 402)
+    assert (err.value.code, http_status(err.value)) == ("insufficient_funds", 402)
     assert not Seat.objects.filter(table=table).exists()
     assert bal(a, "MUT") == 100 and escrow(table, "MUT") == 0
 
@@ -316,7 +317,7 @@ def test_cherki_minimum_balance_to_sit(make_room, make_user, make_bot):
     table = rooms.table_open(room=room, host=user)
     with pytest.raises(TableError) as err:
         rooms.table_sit(table_id=table.pk, user=user)
-    assert (err.value.code, err.value.status) == ("insufficient_funds", 402)
+    assert (err.value.code, http_status(err.value)) == ("insufficient_funds", 402)
     rooms.table_sit(table_id=table.pk, user=bot)
     assert bal(bot, "CHP") == 1100  # topped up to the minimum; nothing taken at the sit
 
