@@ -23,6 +23,7 @@ from django.utils import timezone
 from arenas import logic, money
 from arenas.errors import ArenaError
 from arenas.models import HOLDING, Arena, ArenaGame, ArenaPlayer, PlayerStatus, Status
+from core.transactions import after_commit
 from gameworkers.engines import game_spec
 from rooms import services as rooms_services
 from rooms.errors import TableError
@@ -61,7 +62,7 @@ def _after_commit_push(arena_id: int, seated: list[Seated] | None = None, *, for
 
         broadcast.arena_changed(arena_id, seated=seated or [], force=force)
 
-    transaction.on_commit(push)
+    after_commit(push)
 
 
 # ----- admin: create, schedule ------------------------------------------------------------------

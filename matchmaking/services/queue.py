@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone, translation
 
+from core.transactions import after_commit
 from matchmaking import conf, planner
 from matchmaking.errors import QueueError
 from matchmaking.models import ACTIVE_STATUSES, DEFAULT_MU, EntryStatus, Match, MatchStatus, QueueEntry, Rating
@@ -37,7 +38,7 @@ PENDING_RETRY_S = 30  # a match still pending after this is handed to a worker a
 
 
 def _after_commit(fn, *args) -> None:
-    transaction.on_commit(lambda: fn(*args))
+    after_commit(fn, *args)
 
 
 def _push_entries(entry_ids: list[int]) -> None:

@@ -9,11 +9,8 @@ Receivers on the model's own signals see every way a user is saved (the admin's 
 
 from __future__ import annotations
 
-from functools import partial
-
-from django.db import transaction
-
 from accounts.signals import access_lost
+from core.transactions import after_commit
 
 # Which of a user's fields decide whether their sessions (and so their sockets) still hold.
 _ACCESS_FIELDS = ("is_active", "password")
@@ -37,7 +34,7 @@ def close_sockets_on_lost_access(sender, instance, created: bool, update_fields=
     deactivated = saved("is_active") and not instance.is_active and loaded_active is not False
     new_password = saved("password") and instance.password != loaded_password
     if deactivated or new_password:
-        transaction.on_commit(partial(_close_sockets, instance))
+        after_commit(_close_sockets, instance)
 
 
 def _close_sockets(user) -> None:

@@ -8,7 +8,6 @@ import ipaddress
 import logging
 import math
 import time
-from functools import partial
 
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
@@ -25,6 +24,7 @@ from django.utils import timezone, translation
 from accounts import conf, selectors, signals
 from accounts.errors import AccountError
 from accounts.models import DELETED_DISPLAY_NAME, DELETED_USERNAME_PREFIX, User
+from core.transactions import after_commit
 
 log = logging.getLogger(__name__)
 
@@ -191,8 +191,8 @@ def email_change_request(*, user: User, email: str, site_url: str) -> str:
         site_url = site_url.rstrip("/")
         link = None if _verified_elsewhere(email, user) else (
             site_url + reverse("accounts:email-verify", args=[email_token(user=user, email=email)]))
-        transaction.on_commit(partial(_send_email_mail, user=user, email=email, link=link,
-                                      reset_url=site_url + reverse("accounts:password_reset")))
+        after_commit(_send_email_mail, user=user, email=email, link=link,
+                     reset_url=site_url + reverse("accounts:password_reset"))
     return email
 
 

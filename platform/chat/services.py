@@ -7,7 +7,6 @@ channel-layer group (``rooms.broadcast``); each socket forwards it only if its u
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import random
@@ -25,6 +24,7 @@ from chat import conf, selectors
 from chat.errors import ChatError
 from chat.models import Channel, ChatMessage, ChatMute, ChatReport, MuteLevel, ReportReason, ReportStatus, SiteMute
 from chat.phrases import PHRASES
+from core.transactions import after_commit
 from gameworkers.bots.chat import chat_reply, trigger_of
 from rooms import broadcast
 from rooms import selectors as room_selectors
@@ -108,8 +108,7 @@ def chat_post(*, table_id: int, user: User, text: str | None = None, phrase: str
                                              phrase=phrase or "", in_play=in_play)
         frame = selectors.message_frame(message)
         hidden = selectors.hidden_from(sender_id=user.pk, channel=own, in_play=in_play)
-        transaction.on_commit(lambda: _send(table.pk, frame, channel=own, ended=not in_play, hidden=hidden),
-                              robust=True)
+        after_commit(_send, table.pk, frame, channel=own, ended=not in_play, hidden=hidden)
         if not user.is_bot:
             _maybe_bot_reply(table=table, message=message)
     return message
@@ -150,8 +149,7 @@ def _maybe_bot_reply(*, table: Table, message: ChatMessage) -> None:
             continue
         delay_ms = conf.get("CHAT_BOT_REPLY_DELAY_MS")
         delay = rng.uniform(0.6, 1.4) * delay_ms / 1000 if delay_ms > 0 else 0.0
-        transaction.on_commit(functools.partial(schedule_bot_reply, table.pk, entry["user_id"], reply, delay),
-                              robust=True)
+        after_commit(schedule_bot_reply, table.pk, entry["user_id"], reply, delay)
         return
 
 

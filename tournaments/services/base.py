@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from django.db import transaction
-
+from core.transactions import after_commit
 from rooms.models import ENDED_STATUSES
 from tournaments.errors import TournamentError
 from tournaments.models import Entry, EntryStatus, Tournament, TournamentTable
@@ -27,7 +26,7 @@ def _after_commit_push(tournament_id: int, moves: list[SeatPush] | None = None) 
 
         broadcast.tournament_changed(tournament_id, moves=moves or [])
 
-    transaction.on_commit(push)
+    after_commit(push)
 
 
 def _units(tournament: Tournament) -> dict[int, list[Entry]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from core.transactions import after_commit
 from rooms import services as rooms_services
 from rooms.errors import TableError
 from rooms.models import ENDED_STATUSES
@@ -45,7 +46,7 @@ def _cancel_locked(tournament: Tournament, reason: str, detail: dict | None = No
         for tt in tournament.tables.filter(table__isnull=False).select_related("table"):
             if tt.table.status not in ENDED_STATUSES:
                 table_id = tt.table_id
-                transaction.on_commit(lambda table_id=table_id: _stop_table(table_id))
+                after_commit(_stop_table, table_id)
     _schedule_next(tournament)
     if reason == "too_few_entrants":
         _open_next_sit_and_go(tournament)  # bots could not fill it: the sit & go stays on offer

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from core.transactions import after_commit
 from rooms import services as rooms_services
 from tournaments.models import Entry, Status, Tournament, TournamentTable
 from tournaments.services.base import ACTIVE, SeatPush, _after_commit_push, _lock, _round_tables
@@ -161,7 +162,7 @@ def _advance(tournament_id: int) -> bool:
             # Players read the hand result before the next hand's timer runs: the next deal waits.
             tournament.next_deal_at = timezone.now() + timedelta(seconds=pause)
             tournament.save(update_fields=["next_deal_at"])
-            transaction.on_commit(lambda: _enqueue_deal(tournament.pk, pause))
+            after_commit(_enqueue_deal, tournament.pk, pause)
         _after_commit_push(tournament.pk)
     if tournament.status == Status.RUNNING and not pause:
         deal(tournament_id=tournament.pk)

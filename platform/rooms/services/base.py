@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import time
 
-from django.db import transaction
-
+from core.transactions import after_commit
 from gameworkers.engines import get_engine
 from live import rows
 from rooms import selectors
@@ -61,4 +60,4 @@ def _after_commit_broadcast(table: Table, events: list[dict], *, seats_changed: 
         broadcast.table_changed(snapshot, events=events, seats_changed=seats_changed, host=host)
 
     # robust: a failing broadcast or task enqueue is logged; it must not fail a move that committed.
-    transaction.on_commit(send, robust=True)
+    after_commit(send)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from core.transactions import after_commit
 from rooms import signals
 from rooms.errors import TableError
 from rooms.models import ENDED_STATUSES, Room, StopReason, Table, TableStatus
@@ -23,7 +24,7 @@ def _finish_locked(table: Table, engine) -> None:
     table.save()
     table_money.on_finish(table=table, result=result)
     _record(table, "finished", {"result": result, "seed": table.seed_hex})
-    transaction.on_commit(lambda: _notify_finished(table.pk))
+    after_commit(_notify_finished, table.pk)
 
 
 def _notify_finished(table_id: int) -> None:

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from core.transactions import after_commit
 from gameworkers.engines import IllegalMove, get_engine
 from live import rows
 from rooms import seeds, selectors, signals
@@ -224,4 +225,4 @@ def _after_commit_bots(table: Table, engine) -> None:
         for number in bot_seats:
             signals.bot_turn_due.send(sender=Table, table_id=table_id, seat=number, version=version)
 
-    transaction.on_commit(enqueue, robust=True)
+    after_commit(enqueue)
