@@ -8,7 +8,7 @@ from django.utils import timezone
 from core.transactions import after_commit
 from rooms import services as rooms_services
 from rooms.errors import TableError
-from rooms.models import ENDED_STATUSES
+from rooms.models import ENDED_STATUSES, StopReason
 from tournaments import money
 from tournaments.errors import TournamentError
 from tournaments.models import Entry, EntryStatus, Status, Tournament
@@ -55,12 +55,6 @@ def _cancel_locked(tournament: Tournament, reason: str, detail: dict | None = No
 
 def _stop_table(table_id: int) -> None:
     try:
-        rooms_services.table_stop(table_id=table_id, reason="staff", by=_staff_user())
+        rooms_services.table_stop(table_id=table_id, reason=StopReason.STAFF)  # the platform stops it
     except TableError:
         pass
-
-
-def _staff_user():
-    from accounts.models import User
-
-    return User(is_staff=True)

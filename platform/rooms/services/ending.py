@@ -46,7 +46,8 @@ def table_stop(*, table_id: int, reason: str, by=None) -> Table:
             raise TableError("host_stop_after_start",
                              "A table with a stake cannot be stopped by its host once it has started; "
                              "you may leave it (your entry is forfeited).")
-        if reason == StopReason.STAFF and (by is None or not by.is_staff):
+        # by=None: the platform itself (a cancelled tournament, a closed room); a person must be staff.
+        if reason == StopReason.STAFF and by is not None and not by.is_staff:
             raise TableError("not_staff", "Only staff can stop tables.")
         _stop_locked(table, reason)
     return table
