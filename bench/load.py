@@ -7,6 +7,8 @@ Modes (results go to docs/benchmarks.md by hand, with date and machine):
           p50/p99, timer lateness, server CPU per move.
   timers  T tables whose players never move (turn timer --turn-seconds): the timer process and workers play every
           move; reports timer lateness p50/p99 (auto-move applied minus deadline).
+  bots    T tables where every seat is a bot: the bots' turns (and any deadline) are all the moves there
+          are; reports moves/s and CPU per bot move, by part of the stack (compare with a socket move in play).
   idle    C idle websocket connections to one ASGI process; reports memory per connection.
 
 Only 127.0.0.1 is ever contacted. Needs PostgreSQL and Redis (defaults: the local ones):
@@ -33,7 +35,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cardroom_bench")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")
 os.environ.setdefault("CARDROOM_VAR_DIR", str(ROOT / "var" / "bench"))
-from core.management.commands.runplatform import UVICORN_WS_OPTIONS  # noqa: E402  (the platform's own)
+from config.management.commands.runplatform import UVICORN_WS_OPTIONS  # noqa: E402  (the platform's own)
 
 SEATS = {"lembar": 4, "baloot": 4, "cherki": 3, "otuzbir": 4}
 
@@ -195,6 +197,27 @@ def make_tables(games: list[str], count: int, *, turn_seconds: int) -> list[tupl
     return tables
 
 
+def make_bot_tables(games: list[str], count: int, *, turn_seconds: int) -> list[int]:
+    """Started tables whose every seat is a bot (style ``random``: the bench measures the pipeline, not a
+    policy's thinking); their first turns are queued as each table starts."""
+    from accounts.services import bot_create
+    from rooms import services
+    from rooms.models import Room
+
+    run = int(time.time())
+    ids = []
+    for i in range(count):
+        game = games[i % len(games)]
+        room, _ = Room.objects.get_or_create(
+            slug=f"bench-bots-{game}-{turn_seconds}", defaults=dict(
+                name=f"Bench bots {game}", game=game, seats=SEATS[game], min_seats=SEATS[game],
+                turn_seconds=turn_seconds))
+        bots = [bot_create(username=f"bb{run}-{i}-{k}", display_name=f"BB {i}-{k}", style="random",
+                           description="Bench bot.") for k in range(SEATS[game])]
+        ids.append(services.table_open_seated(room=room, players=bots).pk)
+    return ids
+
+
 def run_clients(coroutine) -> None:
     """The clients' event loop: uvloop (uvicorn's own loop) when installed, so the load generator takes
     less of the 2 cores that the platform is measured on."""
@@ -333,6 +356,12 @@ def table_versions(ids: list[int]) -> int:
     return sum(Table.objects.filter(pk__in=ids).values_list("version", flat=True))
 
 
+def running_tables(ids: list[int]) -> int:
+    from rooms.models import Table, TableStatus
+
+    return Table.objects.filter(pk__in=ids, status=TableStatus.RUNNING).count()
+
+
 def lateness(ids: list[int], since) -> list[int]:
     from rooms.models import TableEvent
 
@@ -345,14 +374,17 @@ def run(args) -> dict:
     from django.utils import timezone
 
     games = args.games.split(",")
-    stack = Stack(args.workers, web_processes=args.web_processes)
+    stack = Stack(args.workers, bot_delay=args.bot_delay, web_processes=args.web_processes)
     mark: dict = {}
     stack.start()
     try:
         if args.mode == "idle":
             tables = make_tables(["lembar"], 1, turn_seconds=600)
             return asyncio.run(idle(stack, args.connections, tables[0]))
-        tables = make_tables(games, args.tables, turn_seconds=3600 if args.mode == "timers" else args.turn_seconds)
+        if args.mode == "bots":
+            tables = [(table_id, []) for table_id in make_bot_tables(games, args.tables, turn_seconds=args.turn_seconds)]
+        else:
+            tables = make_tables(games, args.tables, turn_seconds=3600 if args.mode == "timers" else args.turn_seconds)
         ids = [t for t, _ in tables]
         if args.mode == "timers":
             stagger_deadlines(ids, args.turn_seconds)
@@ -398,6 +430,7 @@ def run(args) -> dict:
         cpu = parts["web"] + parts["workers"] + parts["timers"]
         return {
             "mode": args.mode, "games": games, "tables": args.tables, "workers": args.workers,
+            "tables_still_running": running_tables(ids),
             "web_processes": args.web_processes,
             "seconds": round(elapsed, 1), "clients": stats["connected"], "moves": moves,
             "moves_per_s": round(moves / elapsed, 1),
@@ -448,7 +481,7 @@ async def idle(stack: Stack, connections: int, table: tuple[int, list]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mode", choices=["play", "timers", "idle"], default="play")
+    parser.add_argument("--mode", choices=["play", "timers", "bots", "idle"], default="play")
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--games", default="lembar,baloot,cherki,otuzbir")
     parser.add_argument("--seconds", type=float, default=60)
@@ -458,6 +491,7 @@ def main() -> None:
     parser.add_argument("--turn-seconds", type=int, default=20)
     parser.add_argument("--think-min", type=float, default=0.2)
     parser.add_argument("--think-max", type=float, default=1.0)
+    parser.add_argument("--bot-delay", default="50,150", help="the bots' think time, ms (BOT_DELAY_MS)")
     parser.add_argument("--connections", type=int, default=5000)
     parser.add_argument("--connect-concurrency", type=int, default=100,
                         help="handshakes in flight at once while the play clients connect")

@@ -1,18 +1,40 @@
 """The deadline sweep: the database is the source of truth, not countdown tasks.
 
-``runtimers`` calls ``sweep`` a few times a second. Each due deadline is claimed with a
-conditional update and handed to a worker; the firing task does nothing if the table's
-version moved on, so two timer processes (or a re-claim after a lost task) are harmless.
+``runtimers`` calls ``sweep`` a few times a second. The due deadlines are claimed in one conditional
+update (``live.rows.claim_due``) and handed to the workers in batches, one task per batch
+(``tasks.fire_deadlines``); a firing does nothing if the table's version moved on, so two timer
+processes (or a re-claim after a lost task) are harmless.
+
+Bot turns wait out their think time in a Redis sorted set (score: when due), where ``queue_bot_turn``
+puts them; between sweeps the timer takes the due ones every ``BOT_POLL_S`` (``pause``) and hands them
+out in batches too (``tasks.bot_turns``). A turn lost on the way (the timer or a worker killed) is the
+rescue deadline's to play (``BOT_RESCUE_S``), as a lost task was.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
+import time
+from datetime import timedelta
 
-from rooms import services
+log = logging.getLogger(__name__)
 
 RECLAIM_BELOW = 50  # tasks waiting in the moves queue
+RETRY_AFTER_S = 3.0  # a claimed deadline not fired within this is claimed again (its task was lost)
+CLAIM_LIMIT = 500  # deadlines claimed per sweep
+# Tables per task: big enough that a move does not pay for a task of its own, small enough that a
+# sweep's work spreads over the workers (a sweep is split into at least as many batches as that allows).
+BATCH = 20
+BOT_QUEUE_KEY = "bots:due"  # sorted set of "table:seat:version", scored by when the turn is due (epoch ms)
+BOT_POLL_S = 0.02  # how often the timer takes due bot turns between sweeps
+# Due bot turns stay in the sorted set while this many bot tasks wait in the broker: when the workers
+# are behind, the turns gather into full batches there instead of a queue of one-turn tasks, and a
+# turn is not handed out long before a worker can play it.
+BOT_BACKLOG_MAX = 2
+BOT_TAKE_LIMIT = BATCH * 4  # turns taken per look (at most a few batches ahead of the workers)
+BOT_TASK_QUEUE = "bots"  # the broker's list of the bots' tasks (CELERY_TASK_ROUTES)
 
 # One timer sweeps at a time, holding a lease in the cache it renews at every sweep; the others stand
 # by and take the lease over when it has not been renewed for LEASE_S (a frozen or dead timer). Two
@@ -44,17 +66,99 @@ def hold_lease(name: str) -> bool:
 _broker: list = []  # one client for the life of the timer process (it sweeps ten times a second)
 
 
-def queue_backlog() -> int:
-    """Tasks waiting in the broker's moves queue (0 when it cannot be read)."""
+def _redis():
     import redis
     from django.conf import settings
 
+    if not _broker:
+        _broker.append(redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1))
+    return _broker[0]
+
+
+def queue_backlog() -> int:
+    """Tasks waiting in the broker's moves queue (0 when it cannot be read)."""
+    from django.conf import settings
+
     try:
-        if not _broker:
-            _broker.append(redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1))
-        return int(_broker[0].llen(settings.CELERY_TASK_DEFAULT_QUEUE))
+        return int(_redis().llen(settings.CELERY_TASK_DEFAULT_QUEUE))
     except Exception:
         return 0
+
+
+def queue_bot_turn(table_id: int, seat: int, version: int, *, delay_s: float) -> bool:
+    """Put a bot's turn in the queue, due ``delay_s`` from now; False when Redis cannot be reached."""
+    try:
+        _redis().zadd(BOT_QUEUE_KEY, {f"{int(table_id)}:{int(seat)}:{int(version)}": time.time() * 1000 + delay_s * 1000})
+        return True
+    except Exception:
+        log.warning("bot turn of table %s not queued in Redis", table_id, exc_info=True)
+        return False
+
+
+# Takes the due members and removes them in one step (two timers never both take a turn); none while
+# more than ARGV[3] tasks wait in the broker's list KEYS[2].
+_TAKE = """
+if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[3]) then return {} end
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+if #due > 0 then redis.call('ZREM', KEYS[1], unpack(due)) end
+return due
+"""
+_take_script: list = []
+
+
+def take_due_bot_turns(*, now_ms: float | None = None, limit: int = BOT_TAKE_LIMIT,
+                       backlog_max: int = BOT_BACKLOG_MAX) -> list[list[int]]:
+    """Remove and return the bot turns due by now, earliest first, as [table id, seat, version]; none
+    while more than ``backlog_max`` bot tasks wait for a worker."""
+    client = _redis()
+    if not _take_script:
+        _take_script.append(client.register_script(_TAKE))
+    now = time.time() * 1000 if now_ms is None else now_ms
+    turns = []
+    for member in _take_script[0](keys=[BOT_QUEUE_KEY, BOT_TASK_QUEUE], args=[now, limit, backlog_max],
+                                  client=client):
+        try:
+            turns.append([int(part) for part in member.decode().split(":")])
+        except ValueError:
+            log.warning("malformed bot turn %r dropped", member)
+    return [t for t in turns if len(t) == 3]
+
+
+def batches(items: list, workers_hint: int = 2) -> list[list]:
+    """``items`` in batches of at most BATCH, and in at least ``workers_hint`` batches when there are
+    that many items, so the workers share a sweep's work."""
+    if not items:
+        return []
+    count = max(min(workers_hint, len(items)), -(-len(items) // BATCH))
+    size = -(-len(items) // count)
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def hand_out_bot_turns() -> int:
+    """Hand the due bot turns to the workers, one task per batch."""
+    from gameworkers import tasks
+
+    turns = take_due_bot_turns()
+    for batch in batches(turns):
+        tasks.bot_turns.delay(batch)
+    return len(turns)
+
+
+def pause(seconds: float, *, bots: bool = True) -> None:
+    """Sleep until the next sweep; meanwhile (``bots``: this timer holds the lease) hand out the bot
+    turns that come due, every BOT_POLL_S, so a bot's think time is not rounded up to the sweep's."""
+    end = time.monotonic() + seconds
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(left, BOT_POLL_S) if bots else left)
+        if bots:
+            try:
+                hand_out_bot_turns()
+            except Exception:  # Redis away: the next sweep tries again, the rescue deadline is the net
+                log.warning("bot turns not handed out", exc_info=True)
+                bots = False
 
 
 def sweep() -> int:
@@ -70,7 +174,19 @@ def sweep() -> int:
     kick_arenas()  # arena housekeeping (start, bots fill, the window's end) at most once a second
     # While the workers are behind, deadlines already handed to them are not handed out again:
     # re-claiming is only for tasks lost with a dead worker, and it would snowball a backlog.
-    claimed = services.due_tables(reclaim=queue_backlog() < RECLAIM_BELOW)
-    for table_id, version in claimed:
-        tasks.fire_deadline.delay(table_id, version)
+    claimed = claim_due(reclaim=queue_backlog() < RECLAIM_BELOW)
+    for batch in batches(claimed):
+        tasks.fire_deadlines.delay(batch)
+    hand_out_bot_turns()
     return len(claimed)
+
+
+def claim_due(*, reclaim: bool = True, now=None) -> list[list[int]]:
+    """Claim the due deadlines in one statement: [table id, version] pairs (``live.rows.claim_due``)."""
+    from django.utils import timezone
+
+    from live import rows
+
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=RETRY_AFTER_S) if reclaim else None
+    return [[pk, version] for pk, version in rows.claim_due(now=now, stale=stale, limit=CLAIM_LIMIT)]

@@ -28,7 +28,7 @@ from psycopg.types.json import Jsonb
 
 from core import fastjson
 from live import pg_pipeline
-from rooms.models import Room, Table, TableEvent, TableMove
+from rooms.models import Room, Table, TableEvent, TableMove, TableStatus
 
 
 @cache
@@ -155,6 +155,81 @@ def lock_table(table_id: int, *, actor_id: int | None = None) -> Table | None:
         table.host = get_user_model().from_db(db.alias, ["id", "username"], [table.host_id, host_name])
     table.actor_active = bool(row[-1]) if actor else None
     return table
+
+
+def load_tables(table_ids: list[int]) -> dict[int, Table]:
+    """Several tables with their rooms in one prepared statement, not locked (a batch of automatic moves
+    or bot turns reads them to decide; each move then locks its table and checks the version it read).
+    Tables that do not exist are missing from the answer. ``host`` is not loaded (fetched if ever read)."""
+    ids = sorted({int(t) for t in table_ids})
+    if not ids:
+        return {}
+    db = _db()
+    sql = _read_sql(db.vendor, 1 if db.vendor == "postgresql" else len(ids))
+    found = _fetch(db, sql, [ids] if db.vendor == "postgresql" else ids)
+    table_width, room_width = len(Table._meta.concrete_fields), len(Room._meta.concrete_fields)
+    tables: dict[int, Table] = {}
+    for row in found:
+        table = _instance(db, Table, list(row[:table_width]))
+        table.room = _instance(db, Room, list(row[table_width:table_width + room_width]))
+        tables[table.pk] = table
+    return tables
+
+
+@lru_cache(maxsize=64)  # PostgreSQL: one shape (an array); SQLite: one per batch size
+def _read_sql(vendor: str, count: int) -> str:
+    qn = connection.ops.quote_name
+    columns = ([f"t.{qn(f.column)}" for f in Table._meta.concrete_fields]
+               + [f"r.{qn(f.column)}" for f in Room._meta.concrete_fields])
+    where = f"t.{qn('id')} = ANY(%s::bigint[])" if vendor == "postgresql" else (
+        f"t.{qn('id')} IN ({', '.join(['%s'] * count)})")
+    return (f"SELECT {', '.join(columns)} FROM {qn(Table._meta.db_table)} t "
+            f"JOIN {qn(Room._meta.db_table)} r ON r.{qn('id')} = t.{qn('room_id')} WHERE {where}")
+
+
+def claim_due(*, now, stale, limit: int) -> list[tuple[int, int]]:
+    """Claim due deadlines for the timer in one statement: (table id, version) of running tables whose
+    deadline has passed and that were not handed out (``deadline_enqueued_at`` empty, or older than
+    ``stale`` when that is given), earliest first, at most ``limit``; they are marked handed out at
+    ``now``. The outer conditions are checked again on each row as it is updated, so two timers
+    claiming at once never both get a table; on PostgreSQL a row locked by a move in progress is
+    skipped (the move sets a new deadline anyway)."""
+    db = _db()
+    field = Table._meta.get_field("deadline_at")
+    at = field.get_db_prep_value(now, db)
+    params = [at, TableStatus.RUNNING.value, at]
+    if stale is not None:
+        params.append(field.get_db_prep_value(stale, db))
+    params.append(int(limit))
+    params += params[1:-1]  # the same conditions again, on the row being updated
+    return [(int(pk), int(version)) for pk, version in _fetch(db, _claim_sql(db.vendor, stale is not None), params)]
+
+
+@cache
+def _claim_sql(vendor: str, reclaim: bool) -> str:
+    qn = connection.ops.quote_name
+    table = qn(Table._meta.db_table)
+    enqueued = qn("deadline_enqueued_at")
+    unclaimed = f"({enqueued} IS NULL OR {enqueued} < %s)" if reclaim else f"{enqueued} IS NULL"
+    due = f"{qn('status')} = %s AND {qn('deadline_at')} <= %s AND {unclaimed}"
+    skip = " FOR UPDATE SKIP LOCKED" if vendor == "postgresql" else ""
+    return (f"UPDATE {table} SET {enqueued} = %s WHERE {qn('id')} IN "
+            f"(SELECT {qn('id')} FROM {table} WHERE {due} ORDER BY {qn('deadline_at')} LIMIT %s{skip}) "
+            f"AND {due} RETURNING {qn('id')}, {qn('version')}")
+
+
+def _fetch(db, sql: str, params: list) -> list[tuple]:
+    """The rows of one statement: prepared and in one round trip on PostgreSQL (with the BEGIN of a
+    transaction that has not started), as the move path sends its own."""
+    if db.vendor == "postgresql" and pg_pipeline.available():
+        return _round_trip(db, pg_pipeline.Command(sql, params))
+    if db.vendor == "postgresql":
+        with db.wrap_database_errors, _server_cursor(db) as cursor:
+            cursor.execute(sql, params, prepare=True)
+            return cursor.fetchall()
+    with db.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 Statement = tuple[str, list]  # SQL and its parameters

@@ -11,7 +11,7 @@ from accounts.services import bot_create, user_create
 from gameworkers import tasks
 from gameworkers.engines import get_engine
 from rooms import selectors, services
-from rooms.models import Room, Seat, Table
+from rooms.models import Room, Seat, Table, TableEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -74,3 +74,187 @@ def test_a_bot_whose_policy_fails_still_gets_its_automatic_move_when_its_turn_ru
     assert after.version > table.version
     assert selectors.move_log(table=after)[-1]["move"].get("auto")
     assert Seat.objects.get(table=after, number=seat).consecutive_timeouts == 0  # never counted for a bot
+
+
+# ----- batches: the timer's claim, due deadlines and bot turns a batch at a time ---------------------------
+
+def _room(slug: str, turn_seconds: int = 600) -> Room:
+    room, _ = Room.objects.get_or_create(slug=slug, defaults=dict(name=slug, game="lembar", seats=2, min_seats=2,
+                                                                  turn_seconds=turn_seconds))
+    return room
+
+
+def _due_tables(count: int) -> list[Table]:
+    """Running two-human tables whose turn deadline has passed (nobody moved)."""
+    room = _room("due")
+    tables = []
+    for _ in range(count):
+        i = Table.objects.count()
+        players = [user_create(username=f"due{i}-{k}", password="pass-word-123") for k in range(2)]
+        table = services.table_open_seated(room=room, players=players)
+        Table.objects.filter(pk=table.pk).update(started_at=timezone.now() - timedelta(hours=1),
+                                                 deadline_at=timezone.now() - timedelta(seconds=1))
+        tables.append(Table.objects.get(pk=table.pk))
+    return tables
+
+
+def _bot_tables(count: int) -> list[Table]:
+    """Running tables where both seats are bots (their first turns are for the test to hand out)."""
+    room = _room("bots")
+    tables = []
+    for _ in range(count):
+        i = Table.objects.count()
+        bots = [bot_create(username=f"bot{i}-{k}", display_name=f"Bot {i}-{k}", style="random",
+                           description="A bot.") for k in range(2)]
+        tables.append(services.table_open_seated(room=room, players=bots))
+    return tables
+
+
+def _acting_bot(table: Table) -> int:
+    return get_engine(table.game).to_act(table.state)[0]
+
+
+def test_the_timer_claims_every_due_deadline_once_in_one_statement(django_assert_max_num_queries):
+    from gameworkers import timers
+
+    due = _due_tables(3)
+    later = _due_tables(1)[0]
+    Table.objects.filter(pk=later.pk).update(deadline_at=timezone.now() + timedelta(minutes=5))
+    with django_assert_max_num_queries(1):
+        claimed = timers.claim_due()
+    assert sorted(claimed) == sorted([t.pk, t.version] for t in due)
+    assert timers.claim_due() == []  # handed out: a second timer does not take them again
+    # A claim whose task was lost is taken again after RETRY_AFTER_S, and only when re-claiming.
+    after = timezone.now() + timedelta(seconds=timers.RETRY_AFTER_S + 1)
+    assert timers.claim_due(reclaim=False, now=after) == []
+    assert sorted(timers.claim_due(now=after)) == sorted([t.pk, t.version] for t in due)
+
+
+def test_a_batch_of_due_deadlines_fires_each_exactly_once():
+    tables = _due_tables(4)
+    assert tasks.fire_deadlines([[t.pk, t.version] for t in tables]) == 4
+    after = {t.pk: t.version for t in Table.objects.filter(pk__in=[t.pk for t in tables])}
+    assert all(after[t.pk] > t.version for t in tables)
+    for t in tables:
+        assert selectors.move_log(table=Table.objects.get(pk=t.pk))[-1]["move"].get("auto")
+    # The same batch again (a worker lost after the moves, the task delivered again): nothing fires twice.
+    assert tasks.fire_deadlines([[t.pk, t.version] for t in tables]) == 0
+    assert {t.pk: t.version for t in Table.objects.filter(pk__in=after)} == after
+
+
+def test_a_stale_version_in_a_batch_is_skipped_and_the_others_fire():
+    first, second, third = _due_tables(3)
+    assert tasks.fire_deadlines([[first.pk, first.version - 1], [second.pk, second.version],
+                                 [third.pk, third.version + 5], [999_999, 1], ["x", 1], [1]]) == 1
+    assert Table.objects.get(pk=first.pk).version == first.version
+    assert Table.objects.get(pk=second.pk).version > second.version
+    assert Table.objects.get(pk=third.pk).version == third.version
+
+
+def test_a_table_that_fails_in_a_batch_does_not_lose_the_rest(monkeypatch):
+    first, broken, last = _due_tables(3)
+    real = services.table_fire_deadline
+
+    def fire(*, table_id: int, expected_version: int) -> bool:
+        if table_id == broken.pk:
+            raise RuntimeError("a bug at one table")
+        return real(table_id=table_id, expected_version=expected_version)
+
+    monkeypatch.setattr(services, "table_fire_deadline", fire)
+    assert tasks.fire_deadlines([[t.pk, t.version] for t in (first, broken, last)]) == 2
+    assert Table.objects.get(pk=first.pk).version > first.version
+    assert Table.objects.get(pk=broken.pk).version == broken.version
+    assert Table.objects.get(pk=last.pk).version > last.version
+
+
+def test_a_batch_of_bot_turns_plays_each_once_skips_the_stale_and_survives_a_failure(monkeypatch):
+    tables = _bot_tables(4)
+    stale, broken = tables[0], tables[1]
+    batch = [[t.pk, _acting_bot(t), t.version] for t in tables]
+    batch[0][2] -= 1  # stale: the table moved on
+    from live import move_pool
+
+    real = move_pool.play
+
+    def play(**kw) -> int:
+        if kw["table_id"] == broken.pk:
+            raise RuntimeError("a bug at one table")
+        return real(**kw)
+
+    monkeypatch.setattr(move_pool, "play", play)
+    assert tasks.bot_turns(batch) == 2
+    versions = {t.pk: t.version for t in Table.objects.filter(pk__in=[t.pk for t in tables])}
+    assert versions[stale.pk] == stale.version and versions[broken.pk] == broken.version
+    for t in tables[2:]:
+        assert versions[t.pk] == t.version + 1
+        mover = selectors.move_log(table=Table.objects.get(pk=t.pk))[-1]
+        assert mover["seat"] == _acting_bot(t) and not mover["move"].get("auto")  # the bot's own move
+    assert tasks.bot_turns(batch) == 0  # delivered again: nothing applied twice
+
+
+def test_a_bot_turn_waits_out_its_think_time_in_the_queue(settings):
+    from gameworkers import timers
+
+    table = _bot_tables(1)[0]
+    seat = _acting_bot(table)
+    settings.BOT_DELAY_MS = (200, 200)
+    tasks.schedule_bot_turn(table.pk, seat, table.version)
+    assert timers.take_due_bot_turns() == []  # still thinking
+    now = timezone.now().timestamp() * 1000
+    assert timers.take_due_bot_turns(now_ms=now + 250) == [[table.pk, seat, table.version]]
+    assert timers.take_due_bot_turns(now_ms=now + 250) == []  # taken once
+
+
+def test_batches_spread_a_sweep_over_the_workers_and_stay_small():
+    from gameworkers import timers
+
+    assert timers.batches([]) == []
+    assert timers.batches([1]) == [[1]]
+    assert timers.batches([1, 2, 3]) == [[1, 2], [3]]
+    many = list(range(timers.BATCH * 3 + 1))
+    split = timers.batches(many)
+    assert [x for b in split for x in b] == many
+    assert len(split) == 4 and max(len(b) for b in split) <= timers.BATCH
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_timer_hands_batches_to_a_real_worker(celery_worker_process, monkeypatch, settings):
+    """Real Redis (the broker and the bots' queue) and a real Celery worker: a sweep's batch of due
+    deadlines and the bots' turns, queued as the tables start, are played by the worker."""
+    import time
+
+    from gameworkers import timers
+
+    settings.BOT_DELAY_MS = (1, 5)
+    due = _due_tables(3)
+    bot_tables = _bot_tables(3)  # committed: their first bot turns are in the queue
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        timers.sweep()
+        after = {t.pk: t for t in Table.objects.filter(pk__in=[t.pk for t in due + bot_tables])}
+        if all(after[t.pk].version > t.version for t in due) and all(
+                after[t.pk].version >= t.version + 3 for t in bot_tables):
+            break
+        time.sleep(0.1)
+    for t in due:
+        log = selectors.move_log(table=after[t.pk])
+        assert log and log[-1]["move"].get("auto")  # the automatic move, applied once per claim
+        assert TableEvent.objects.filter(table_id=t.pk, kind="timer").count() == 1
+    for t in bot_tables:  # bots went on playing, turn after turn, through the queue and the worker
+        assert after[t.pk].version >= t.version + 3
+        assert not any(m["move"].get("auto") for m in selectors.move_log(table=after[t.pk]))
+
+
+def test_due_bot_turns_wait_in_the_queue_while_the_workers_are_behind():
+    from gameworkers import timers
+
+    table = _bot_tables(1)[0]
+    seat = _acting_bot(table)
+    assert timers.queue_bot_turn(table.pk, seat, table.version, delay_s=0)
+    client = timers._redis()
+    client.rpush(timers.BOT_TASK_QUEUE, *["waiting"] * (timers.BOT_BACKLOG_MAX + 1))
+    try:
+        assert timers.take_due_bot_turns() == []  # gathering into a batch, not a queue of small tasks
+    finally:
+        client.delete(timers.BOT_TASK_QUEUE)
+    assert timers.take_due_bot_turns() == [[table.pk, seat, table.version]]

@@ -36,11 +36,13 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
         failures = 0
+        held = False
         name = timers.timer_name()
         while running:
             try:
                 # Standing by while another timer holds the lease; taking over when it stops renewing.
-                if once or timers.hold_lease(name):
+                held = once or timers.hold_lease(name)
+                if held:
                     timers.sweep()
                     health.timer_beat(name)
                 failures = 0
@@ -56,4 +58,4 @@ class Command(BaseCommand):
                 continue
             if once:
                 break
-            time.sleep(interval)
+            timers.pause(interval, bots=held)  # the lease holder hands out due bot turns meanwhile
