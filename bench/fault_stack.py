@@ -73,7 +73,7 @@ class Platform(load.Stack):
                     "--log-level", "warning", *load.UVICORN_WS_OPTIONS,
                     *(["--workers", str(self.web_processes)] if self.web_processes > 1 else [])]
         if name.startswith("worker"):
-            return [py, "-m", "celery", "-A", "config", "worker", "-Q", "moves,bots", "--concurrency", "1",
+            return [py, "-m", "celery", "-A", "config", "worker", "-Q", "default,bots", "--concurrency", "1",
                     "--pool", "solo", "--loglevel", "WARNING", "-n", f"faults{name[6:]}-{os.getpid()}@%h",
                     "--without-gossip", "--without-mingle", "--without-heartbeat"]
         return [py, "manage.py", "runtimers", "--interval", "0.1"]

@@ -78,7 +78,7 @@ class Stack:
     def start_worker(self, i: int) -> subprocess.Popen:
         """(Re)start Celery worker ``i`` (bench/faults.py restarts a SIGKILLed one)."""
         self.procs[f"worker{i}"] = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "moves,bots", "--concurrency", "1",
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "default,bots", "--concurrency", "1",
              "--pool", "solo", "--loglevel", "WARNING", "-n", f"bench{i}-{os.getpid()}@%h",
              "--without-gossip", "--without-mingle", "--without-heartbeat"], cwd=ROOT, env=self.env)
         return self.procs[f"worker{i}"]

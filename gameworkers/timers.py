@@ -21,7 +21,7 @@ from datetime import timedelta
 
 log = logging.getLogger(__name__)
 
-RECLAIM_BELOW = 50  # tasks waiting in the moves queue
+RECLAIM_BELOW = 50  # tasks waiting in the default queue
 RETRY_AFTER_S = 3.0  # a claimed deadline not fired within this is claimed again (its task was lost)
 CLAIM_LIMIT = 500  # deadlines claimed per sweep
 # Tables per task: big enough that a move does not pay for a task of its own, small enough that a
@@ -76,7 +76,7 @@ def _redis():
 
 
 def queue_backlog() -> int:
-    """Tasks waiting in the broker's moves queue (0 when it cannot be read)."""
+    """Tasks waiting in the broker's default queue (0 when it cannot be read)."""
     from django.conf import settings
 
     try:

@@ -1,4 +1,4 @@
-"""The Celery app. Workers: ``celery -A config worker -Q moves,bots`` (see README)."""
+"""The Celery app. Workers: ``celery -A config worker -Q default,bots`` (see README)."""
 
 from __future__ import annotations
 

@@ -235,7 +235,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60}
 CELERY_RESULT_EXPIRES = 3600
 CELERY_DB_REUSE_MAX = 10_000  # see config.celery.keep_usable_database_connections
 CELERY_TASK_IGNORE_RESULT = True  # nothing waits on a move's result; storing it was a Redis write per move
-CELERY_TASK_DEFAULT_QUEUE = "moves"
+CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {"gameworkers.tasks.bot_*": {"queue": "bots"}}
 # Threads per ASGI process that apply its sockets' moves (live.move_pool), each with its own
 # database connection. Two keep a process's database round trips overlapping; more only fight over

@@ -66,7 +66,7 @@ class Command(BaseCommand):
             "web": [py, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
                     "--no-access-log", *UVICORN_WS_OPTIONS,
                     *(["--workers", str(web_processes)] if web_processes > 1 else [])],
-            "worker": [py, "-m", "celery", "-A", "config", "worker", "-Q", "moves,bots",
+            "worker": [py, "-m", "celery", "-A", "config", "worker", "-Q", "default,bots",
                        "--concurrency", str(workers), "--loglevel", "INFO", "-n", f"worker-{os.getpid()}@%h"],
             # Two timers: one sweeps, the other takes over within seconds if it stalls (runtimers).
             "timers": [py, os.path.join(root, "manage.py"), "runtimers"],
