@@ -18,9 +18,8 @@ from urllib.parse import parse_qs
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 
-from chat import socket as chat_socket
 from core.websocket import CLOSE_NO_SUCH, CLOSE_UNAUTHENTICATED, ClientSocket, refuse
-from live import move_pool, relay
+from live import extensions, move_pool, relay
 from rooms import broadcast, selectors, services
 from rooms.errors import TableError
 from rooms.models import Table, TableStatus
@@ -119,8 +118,8 @@ class TableConsumer(ClientSocket):
     async def handle(self, kind: str, message: dict, client_id) -> None:
         if kind == "move":
             await self._move(message, client_id)
-        elif kind == "chat":
-            await chat_socket.handle(self, message, client_id)
+        elif kind in extensions.CLIENT_FRAMES:  # the chat's frames (live.extensions)
+            await extensions.CLIENT_FRAMES[kind](self, message, client_id)
         elif kind == "spectators":
             await self._spectators(client_id)
         else:
@@ -182,8 +181,8 @@ class TableConsumer(ClientSocket):
                     await self.table_state(message)
                 elif message["type"] == "table.seats":
                     await self.table_seats(message)
-                elif message["type"] == "table.chat":
-                    await chat_socket.forward(self, message)  # only if this user may read it
+                elif message["type"] in extensions.LAYER_MESSAGES:  # the chat: only if this user may read it
+                    await extensions.LAYER_MESSAGES[message["type"]](self, message)
                 elif message["type"] == "table.late":
                     await self._send_late(message["message"])
                 elif message["type"] == "table.watchers":
@@ -307,8 +306,8 @@ class TableConsumer(ClientSocket):
     async def _send_late(self, message: dict) -> None:
         if self.line is None:
             return  # seated meanwhile: the player's own frames came at once
-        if message["type"] == "table.chat":
-            await chat_socket.forward(self, message)
+        if message["type"] in extensions.LAYER_MESSAGES:
+            await extensions.LAYER_MESSAGES[message["type"]](self, message)
         elif message["version"] > getattr(self, "last_version", -1) and self.user_key not in message["seats"]:
             await self.table_state(message)
 

@@ -28,8 +28,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from chat.models import Channel
-from live import transport
+from live import extensions, transport
 from rooms import broadcast
 
 log = logging.getLogger(__name__)
@@ -509,13 +508,14 @@ class SpectatorLine:
         kind = message.get("type")
         if kind == "table.state":
             return user_key not in message["frames"]
-        return kind == "table.chat" and message.get("channel") == Channel.PLAYERS
+        follows = extensions.FOLLOWS_PLAY.get(kind)
+        return follows is not None and follows(message)
 
     def take(self, message: dict) -> None:
         kind = message.get("type")
         if kind == "table.state":
             self.hold(late_state(message))
-        elif kind == "table.chat" and message.get("channel") == Channel.PLAYERS:
+        elif (follows := extensions.FOLLOWS_PLAY.get(kind)) is not None and follows(message):
             self.hold(message)
 
     def hold(self, message: dict) -> None:
