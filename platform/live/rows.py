@@ -28,7 +28,7 @@ from psycopg.types.json import Jsonb
 
 from core import fastjson
 from live import pg_pipeline
-from rooms.models import Room, Table, TableEvent, TableMove, TableStatus
+from rooms.models import Room, Seat, SeatStatus, Table, TableEvent, TableMove, TableStatus
 
 
 @cache
@@ -248,6 +248,20 @@ def log_statements(table: Table, moves: list[dict], events: list[tuple[int, dict
                                   [[table.pk, seq, e.get("type", "event"), e, table.version, now]
                                    for seq, e in events]))
     return statements
+
+
+def seat_timeout_statement(table: Table, number: int) -> Statement:
+    """One more automatic move counted against a seat, seated or removed by this very timeout, for
+    ``execute`` (with the step's other writes: an automatic move costs a socket move's round trips)."""
+    return _seat_timeout_sql(), [table.pk, number, SeatStatus.SEATED, SeatStatus.REMOVED]
+
+
+@cache
+def _seat_timeout_sql() -> str:
+    qn = connection.ops.quote_name
+    count = qn(Seat._meta.get_field("consecutive_timeouts").column)
+    return (f"UPDATE {qn(Seat._meta.db_table)} SET {count} = {count} + 1 WHERE {qn('table_id')} = %s "
+            f"AND {qn(Seat._meta.get_field('number').column)} = %s AND {qn('status')} IN (%s, %s)")
 
 
 def update_statement(table: Table, fields: list[str]) -> Statement:

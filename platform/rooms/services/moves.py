@@ -7,7 +7,6 @@ turns are registered with ``transaction.on_commit``.
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from core.transactions import after_commit
@@ -16,7 +15,7 @@ from live import rows
 from rooms import seeds, selectors, signals
 from rooms.errors import TableError
 from rooms.models import Seat, SeatStatus, StopReason, Table, TableStatus
-from rooms.services.base import _after_commit_broadcast, _lock, _record, now_ms
+from rooms.services.base import _after_commit_broadcast, _lock, now_ms
 from rooms.services.clock import _charge_bank, _due_ms, _grace_if_dropped, _is_bot_seat, _overtime_ms, _set_deadline
 from rooms.services.ending import _finish_locked, _stop_locked
 from rooms.services.seating import _refresh_seating
@@ -85,7 +84,10 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
             return False  # the player's connection is down: the grace first, once per turn
         # How late the automatic move is, for the timer benchmarks and the fault harness.
         late_ms = now_ms() - int(table.deadline_at.timestamp() * 1000)
-        _record(table, "timer", {"seat": table.deadline_seat, "late_ms": late_ms})
+        # Written with the step's own rows in _after_move (no round trip of its own).
+        table.last_event_seq += 1
+        table.unsaved_log = rows.log_statements(table, [], [(table.last_event_seq, {
+            "type": "timer", "seat": table.deadline_seat, "late_ms": late_ms})])
         events: list[dict] = []
         timed_out: set[int] = set()
         for _ in range(MAX_AUTO_STEPS):
@@ -108,8 +110,7 @@ def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
                 break
         for number in timed_out:
             # A seat removed by this very timeout (Lembar's third) counts it too: one number everywhere.
-            Seat.objects.filter(table=table, number=number, status__in=[SeatStatus.SEATED, SeatStatus.REMOVED]).update(
-                consecutive_timeouts=F("consecutive_timeouts") + 1)
+            table.unsaved_log.append(rows.seat_timeout_statement(table, number))
             for entry in table.seating:
                 if entry["seat"] == number and entry["status"] in (SeatStatus.SEATED, SeatStatus.REMOVED):
                     entry["timeouts"] += 1
