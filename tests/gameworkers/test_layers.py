@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-BELOW = sorted(p for top in ("platform", "matchmaking", "tournaments", "frontend")
+BELOW = sorted(p for top in ("platform", "matchmaking", "tournaments", "arenas", "frontend")
                for p in (ROOT / top).rglob("*.py") if "migrations" not in p.parts)
 RULES = ("gameworkers.engines", "gameworkers.bots")
 
@@ -37,4 +37,4 @@ def test_nothing_below_the_workers_imports_them_except_the_pure_rules(path):
 
 def test_the_check_sees_the_apps():
     names = {p.relative_to(ROOT).parts[0] for p in BELOW}
-    assert names == {"platform", "matchmaking", "tournaments", "frontend"} and len(BELOW) > 60
+    assert names == {"platform", "matchmaking", "tournaments", "arenas", "frontend"} and len(BELOW) > 60
