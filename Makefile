@@ -22,8 +22,13 @@ run: install
 	DEBUG=$${DEBUG:-1} $(PY) manage.py seed_demo
 	DEBUG=$${DEBUG:-1} $(PY) manage.py runplatform
 
+# On every core (pytest-xdist; at most 4 workers: each runs its own servers and, with REDIS_URL, uses the
+# Redis database after the previous worker's); `make test XDIST=` runs in one process. No replacement
+# for a crashed worker: it would be gw<N+1> on a Redis database past the range (and xdist's loadgroup
+# scheduler fails on it).
+XDIST ?= -n auto --maxprocesses 4 --dist loadgroup --max-worker-restart 0
 test: install
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -8,17 +8,52 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from core.management.commands.runplatform import UVICORN_WS_OPTIONS  # the platform's own websocket settings
+from config.management.commands.runplatform import UVICORN_WS_OPTIONS  # the platform's own websocket settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def xdist_worker_index() -> int | None:
+    """0, 1, ... in a pytest-xdist worker (PYTEST_XDIST_WORKER=gw0, gw1, ...); None without xdist."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else None
+
+
+def worker_redis_url(url: str, index: int) -> str:
+    """REDIS_URL's database number plus the worker's index: each xdist worker flushes its own cache
+    and runs its own Celery queues (pub/sub is server-wide, but the channel prefix is per worker)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss"):
+        raise pytest.UsageError(f"pytest -n needs REDIS_URL as redis://host:port/db, not {url!r}")
+    db = int(parts.path.strip("/") or 0) + index
+    return urlunsplit(parts._replace(path=f"/{db}"))
+
+
+def _use_worker_redis(settings, index: int) -> None:
+    """Point every Redis user of this worker at its own database (before any of them connects).
+    The settings module read REDIS_URL before any conftest could run (pytest-django loads it first)."""
+    from config.settings import celery_url
+
+    url = worker_redis_url(settings.REDIS_URL, index)
+    os.environ["REDIS_URL"] = url  # subprocesses that copy os.environ rather than subprocess_env()
+    settings.REDIS_URL = url
+    settings.CACHES["default"]["LOCATION"] = url
+    settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = [url]
+    settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = celery_url(url)
+    from config.celery import app
+
+    app.conf.update(broker_url=settings.CELERY_BROKER_URL, result_backend=settings.CELERY_RESULT_BACKEND)
+
+
 def pytest_configure(config):
-    subprocess.run([sys.executable, str(ROOT / "tools" / "compile_messages.py")], check=True,
-                   stdout=subprocess.DEVNULL)
+    xdist_worker = hasattr(config, "workerinput")
+    if not xdist_worker:  # (an xdist worker starts after its controller compiled them)
+        subprocess.run([sys.executable, str(ROOT / "tools" / "compile_messages.py")], check=True,
+                       stdout=subprocess.DEVNULL)
     from django.conf import settings
     from django.core.exceptions import ImproperlyConfigured
 
@@ -28,6 +63,11 @@ def pytest_configure(config):
         embedded_redis = settings.REDIS_EMBEDDED
     except ImproperlyConfigured:  # run with -p no:django (engine-only tests)
         return
+    if config.getoption("numprocesses", None) and not xdist_worker:
+        return  # the xdist controller runs no test: no Redis of its own
+    index = xdist_worker_index()
+    if index is not None and not embedded_redis:  # embedded: each worker process runs its own server
+        _use_worker_redis(settings, index)
     # Tests talk plain HTTP to the test client; the deploy settings are checked separately.
     settings.SECURE_SSL_REDIRECT = False
     # Test players play at once with their whole welcome grant (platform subprocesses inherit it); the
@@ -60,6 +100,27 @@ DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup", "cli
                                "admin_client", "django_user_model"})
 
 
+# Under pytest-xdist (`make test` runs `-n auto --dist loadgroup`) these run on one worker, one after
+# the other: each race test holds a PostgreSQL connection per thread (up to 101; CI's max_connections
+# is 200), and the slow tests measure throughput or fail processes on purpose.
+SERIAL_MODULES = frozenset({"tests/platform/wallets/test_races.py", "tests/matchmaking/test_concurrency.py"})
+
+
+def _xdist_group(item) -> str | None:
+    """The xdist group of a test, if it must not be split from others or run beside them."""
+    if item.get_closest_marker("slow") or item.path.relative_to(ROOT).as_posix() in SERIAL_MODULES:
+        return "serial"
+    if "browser_stack" in getattr(item, "fixturenames", ()):
+        return "browser"  # one after another on one worker, which starts their shared stack once
+    # A module-scoped fixture (the browser tests' stack and Chromium) starts once per worker that runs
+    # any of the module's tests: keep such a module on one worker.
+    info = getattr(item, "_fixtureinfo", None)
+    if info and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
+        return item.path.relative_to(ROOT).as_posix()
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group markers
 def pytest_collection_modifyitems(config, items):
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
@@ -68,6 +129,8 @@ def pytest_collection_modifyitems(config, items):
         elif not (fixtures & DATABASE_FIXTURES or item.get_closest_marker("django_db")
                   or item.get_closest_marker("slow")):
             item.add_marker(pytest.mark.unit)
+        if (group := _xdist_group(item)) is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def subprocess_env(**extra: str) -> dict[str, str]:
@@ -93,7 +156,7 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def start_celery_worker(queues: str = "moves,bots", concurrency: int = 1, name: str = "test",
+def start_celery_worker(queues: str = "default,bots", concurrency: int = 1, name: str = "test",
                         env: dict[str, str] | None = None) -> subprocess.Popen:
     """A real Celery worker subprocess; wait until it answers a ping."""
     from config.celery import app
@@ -148,6 +211,39 @@ def django_db_setup(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                        "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+
+
+BROWSER_STACK = pytest.StashKey()
+
+
+@pytest.fixture(scope="session")
+def browser_stack(request, django_db_setup):
+    """The browser tests' uvicorn + Celery worker + timer (tests/frontend/conftest.py), started by their
+    first test and kept while browser tests follow one another; stopped before the test database goes."""
+    from tests.frontend.conftest import BrowserStack
+
+    stack = request.config.stash[BROWSER_STACK] = BrowserStack()
+    yield stack
+    stack.stop()
+
+
+def pytest_runtest_setup(item):
+    # A test that does not use the browser stack runs without it: its timer and worker would sweep the
+    # rows that test commits (and a test of the timer lease would meet a third timer).
+    stack = item.config.stash.get(BROWSER_STACK, None)
+    if stack is not None and "browser_stack" not in item.fixturenames:
+        stack.stop()
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(request):
+    """Argon2 costs a quarter of a second of CPU per account made; most tests make accounts only to have
+    them. Live tests keep the real hashers (their servers verify the passwords), and so do the tests
+    marked ``real_hashers`` (of the hashing itself). A conftest may override this fixture."""
+    if (request.node.get_closest_marker("live") or request.node.get_closest_marker("real_hashers")
+            or not request.config.pluginmanager.has_plugin("django")):  # (-p no:django: engine-only tests)
+        return
+    request.getfixturevalue("settings").PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)

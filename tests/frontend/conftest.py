@@ -1,8 +1,9 @@
 """Browser-test fixtures: the real stack (uvicorn + Celery worker + timer) against the test database.
 
-The servers are started once per session and share the file-backed test database with the test
-process; every browser test uses ``transactional_db`` so what it creates is committed and visible
-to them (and flushed after the test).
+The servers are started on first use and shared by the browser modules that run one after another
+(the ``browser`` xdist group keeps them together); they use the test database with the test process,
+and every browser test uses ``transactional_db`` so what it creates is committed and visible to them
+(and flushed after the test).
 """
 
 from __future__ import annotations
@@ -53,28 +54,45 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
-@pytest.fixture(scope="module")
-def live_stack(django_db_setup, django_db_blocker):
-    """uvicorn, one Celery worker and the timer process on the test database; yields the base URL."""
-    env = subprocess_env(**SERVER_ENV)
-    port = _free_port()
-    log_dir = ARTIFACTS / "logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
-    procs: list[subprocess.Popen] = []
-    web_log = open(log_dir / "uvicorn.log", "wb")
-    timer_log = open(log_dir / "timers.log", "wb")
-    try:
-        procs.append(subprocess.Popen(
+class BrowserStack:
+    """uvicorn, one Celery worker and the timer process on the test database, started on first use and
+    shared by the browser test modules that run one after another (tests/conftest.py's ``browser_stack``
+    stops it before any other test: its timer and worker would act on that test's committed rows)."""
+
+    def __init__(self) -> None:
+        self.base: str | None = None
+        self.procs: list[subprocess.Popen] = []
+        self.logs: list = []
+
+    def url(self) -> str:
+        if self.base is None:
+            try:
+                self.base = self._start()
+            except BaseException:
+                self.stop()
+                raise
+        return self.base
+
+    def _start(self) -> str:
+        env = subprocess_env(**SERVER_ENV)
+        port = _free_port()
+        log_dir = ARTIFACTS / "logs"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # (two xdist workers: a log each)
+        web_log = open(log_dir / f"uvicorn{worker}.log", "wb")
+        timer_log = open(log_dir / f"timers{worker}.log", "wb")
+        self.logs += [web_log, timer_log]
+        self.procs.append(subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
              *UVICORN_WS_OPTIONS, "--no-access-log"],
             cwd=ROOT, env=env, stdout=web_log, stderr=subprocess.STDOUT, start_new_session=True))
-        procs.append(subprocess.Popen([sys.executable, "manage.py", "runtimers", "--interval", "0.2"],
-                                      cwd=ROOT, env=env, stdout=timer_log, stderr=subprocess.STDOUT,
-                                      start_new_session=True))
+        self.procs.append(subprocess.Popen([sys.executable, "manage.py", "runtimers", "--interval", "0.2"],
+                                           cwd=ROOT, env=env, stdout=timer_log, stderr=subprocess.STDOUT,
+                                           start_new_session=True))
         saved_delay = os.environ.get("BOT_DELAY_MS")
         os.environ["BOT_DELAY_MS"] = "50,150"  # start_celery_worker builds its env from os.environ
         try:
-            procs.append(start_celery_worker(name="browser"))
+            self.procs.append(start_celery_worker(name="browser"))
         finally:
             if saved_delay is None:
                 os.environ.pop("BOT_DELAY_MS", None)
@@ -85,19 +103,26 @@ def live_stack(django_db_setup, django_db_blocker):
         while True:
             try:
                 urllib.request.urlopen(base + "/accounts/login/", timeout=2)
-                break
+                return base
             except urllib.error.HTTPError as exc:
                 raise RuntimeError(f"the server answered {exc.code}") from exc
             except Exception:
-                if time.monotonic() > deadline or procs[0].poll() is not None:
-                    raise RuntimeError("uvicorn did not come up; see tests/artifacts/logs/uvicorn.log") from None
+                if time.monotonic() > deadline or self.procs[0].poll() is not None:
+                    raise RuntimeError("uvicorn did not come up; see tests/artifacts/logs/uvicorn*.log") from None
                 time.sleep(0.3)
-        yield base
-    finally:
-        for proc in procs:
+
+    def stop(self) -> None:
+        for proc in self.procs:
             stop_process(proc)
-        web_log.close()
-        timer_log.close()
+        for log in self.logs:
+            log.close()
+        self.base, self.procs, self.logs = None, [], []
+
+
+@pytest.fixture(scope="module")
+def live_stack(django_db_setup, browser_stack):
+    """The shared stack's base URL (``BrowserStack``)."""
+    return browser_stack.url()
 
 
 @pytest.fixture(scope="module")

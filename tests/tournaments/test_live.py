@@ -2,9 +2,8 @@
 and the timer process (LiveStack). Housekeeping starts it, bots play every hand through Celery,
 ``table_finished`` advances each round, and the prizes are paid from the escrow.
 
-Wall time on the shared 2-core machine: 1 min 48 s at load ~6, 3 min 14 s at load ~9-15 (not marked
-slow: it fits the ~2 minute budget when the machine is not saturated); with the 1 s pause between hands
-(issue 24): 2 min 38 s at load ~10-14, 1 min 41 s at load ~7-10."""
+Short stacks (30) and a steep ante (2, doubling every 3 hands) keep it to a few hands a table, with
+the 1 s pause between hands (issue 24): 68 s of test on the shared 2-core machine at load ~15."""
 
 from __future__ import annotations
 
@@ -34,8 +33,10 @@ def test_a_30_bot_freezeout_runs_through_celery_to_a_paid_out_finish(fast_stack,
     room.save(update_fields=["turn_seconds"])
     make_bots(30)
     # A 1 s pause between hands: each next hand is dealt by the Celery countdown (or housekeeping).
+    # Short stacks and a steep ante: a few hands a table, still several rounds with tables broken.
     t = services.tournament_create(name="Live freezeout", room=room, starts_at=timezone.now(), min_entrants=30,
-                                   fill_with_bots=True, seats_per_table=7, hand_pause_seconds=1)
+                                   fill_with_bots=True, seats_per_table=7, hand_pause_seconds=1,
+                                   starting_stack=30, ante_schedule={"base": 2, "double_every": 3})
     deadline = time.monotonic() + 240
     max_round_seen = 0
     paused = 0

@@ -8,6 +8,7 @@ pytestmark = pytest.mark.django_db
 User = get_user_model()
 
 
+@pytest.mark.real_hashers
 def test_signup_creates_a_player_logs_in_and_keeps_the_language(client):
     response = client.post(reverse("accounts:signup"), {
         "username": "siti", "display_name": "Siti", "preferred_language": "id",

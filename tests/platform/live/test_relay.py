@@ -127,7 +127,12 @@ def test_the_relay_subscribes_again_after_redis_drops_its_connection():
         await hub.join(9022, got)
         source = _redis_relay(hub)
         before = source.current
-        killed = redis.Redis.from_url(settings.REDIS_URL).client_kill_filter(_type="pubsub")
+        client = redis.Redis.from_url(settings.REDIS_URL)
+        sockname = source.current.transport.get_extra_info("sockname")
+        if isinstance(sockname, tuple):  # TCP: the relay's connection only (other sessions share the server)
+            killed = client.client_kill_filter(addr=f"{sockname[0]}:{sockname[1]}")
+        else:  # the embedded Redis on a unix socket: this session's own server
+            killed = client.client_kill_filter(_type="pubsub")
         assert killed >= 1
         await _settle(lambda: source.current is not None and source.current is not before)
         # Messages sent while it was away are lost (clients resync on the version gap); new ones arrive.
