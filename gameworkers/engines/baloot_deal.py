@@ -4,9 +4,10 @@ ending a deal (its score, then the next deal or the end of the game)."""
 from __future__ import annotations
 
 from . import fairness
-from .baloot_cards import LEGACY_RULES, TARGET, hand_sorted, rules_revision, team_of
+from .baloot_cards import TARGET, hand_sorted, team_of
 from .baloot_scoring import best_project_team, score_deal
-from .base import Engine, Event, IllegalMove, Move, State
+from .base import Engine, Event, IllegalMove, Move
+from .states import BalootState
 
 _MUTABLE_LISTS = ("hands", "stock", "trick", "tricks", "baloot", "scores", "left", "moves", "shuffles",
                   "deals", "projects", "bids", "sawa_pile")
@@ -15,7 +16,7 @@ _MUTABLE_LISTS = ("hands", "stock", "trick", "tricks", "baloot", "scores", "left
 class BalootDeal(Engine):
     """The deal's plumbing under the move handlers (``BalootMoves``) and the engine (``BalootEngine``)."""
 
-    def _next_deal(self, state: State, *, first: bool = False) -> None:
+    def _next_deal(self, state: BalootState, *, first: bool = False) -> None:
         """Shuffle and deal 5 each plus the exposed card (mutates ``state``)."""
         state["deal_no"] += 1
         state["dealer"] = (state["dealer"] + 1) % 4
@@ -51,7 +52,7 @@ class BalootDeal(Engine):
 
     # ----- helpers --------------------------------------------------------------------
     @staticmethod
-    def _clone(state: State) -> State:
+    def _clone(state: BalootState) -> BalootState:
         """Copy what a move may change; log entries and nested records are never mutated."""
         new = dict(state)
         for key in _MUTABLE_LISTS:
@@ -66,11 +67,11 @@ class BalootDeal(Engine):
             new["doubling"]["passed"] = list(new["doubling"]["passed"])
         return new
 
-    def _trump(self, state: State) -> str | None:
+    def _trump(self, state: BalootState) -> str | None:
         c = state.get("contract")
         return c["trump"] if c else None
 
-    def _is_sun(self, state: State) -> bool:
+    def _is_sun(self, state: BalootState) -> bool:
         return state["contract"]["kind"] in ("sun", "ashkal")
 
     @staticmethod
@@ -79,32 +80,27 @@ class BalootDeal(Engine):
         if extra:
             raise IllegalMove("malformed", f"Unexpected keys {sorted(extra)}.")
 
-    def _start(self, state: State, seat: int, move: Move, now_ms: int) -> State:
-        """Every accepted move passes here after its own checks. From rules revision 2 a move stamped
-        before the last logged one is refused (``time_backwards``), as in every engine; revision 1
-        tables logged whatever clock they were given and still replay as they were played."""
-        if rules_revision(state) != LEGACY_RULES:
-            last = state["last_move_ms"]
-            if last is not None and now_ms < last:
-                raise IllegalMove("time_backwards", "now_ms is earlier than the last move's: time never runs backwards.")
+    def _start(self, state: BalootState, seat: int, move: Move, now_ms: int) -> BalootState:
+        """Every accepted move passes here after its own checks (the envelope has checked the clock:
+        ``BalootEngine._clock_runs_forward``)."""
         new = self._clone(state)
         self._log_move(new, seat, move, now_ms)
         new["since"] = now_ms
         return new
 
-    def _deal_event(self, state: State) -> Event:
+    def _deal_event(self, state: BalootState) -> Event:
         return {"type": "deal", "deal": state["deal_no"], "dealer": state["dealer"], "exposed": state["exposed"]}
 
     # ----- end of a deal ---------------------------------------------------------------
-    def best_project_team(self, state: State) -> int | None:
+    def best_project_team(self, state: BalootState) -> int | None:
         """The team holding the best declared project, None if nobody declared one."""
         return best_project_team(state)
 
-    def score_deal(self, state: State) -> dict:
+    def score_deal(self, state: BalootState) -> dict:
         """The finished deal's scoring, as a card-free summary."""
         return score_deal(state)
 
-    def _end_deal(self, state: State, events: list[Event]) -> None:
+    def _end_deal(self, state: BalootState, events: list[Event]) -> None:
         summary = self.score_deal(state)
         scores = [state["scores"][t] + summary["deal_score"][t] for t in (0, 1)]
         state["scores"] = scores
@@ -120,12 +116,12 @@ class BalootDeal(Engine):
             self._next_deal(state)
             events.append(self._deal_event(state))
 
-    def _finish(self, state: State, winner: int, events: list[Event]) -> None:
+    def _finish(self, state: BalootState, winner: int, events: list[Event]) -> None:
         state["phase"] = "over"
         state["result"] = self._make_result(state, winner=winner)
         events.append({"type": "game_over", "result": state["result"]})
 
-    def _make_result(self, state: State, *, winner: int) -> dict:
+    def _make_result(self, state: BalootState, *, winner: int) -> dict:
         ranks = [1 if team_of(s) == winner else 2 for s in range(4)]
         return {"ranks": ranks, "winners": [s for s in range(4) if ranks[s] == 1],
                 "winning_team": winner, "scores": list(state["scores"]),

@@ -9,7 +9,8 @@ from . import fairness
 from .baloot_cards import FAST_START, LEGACY_RULES, RULES, hand_sorted, legal_cards, position, rules_revision, team_of
 from .baloot_moves import BalootMoves
 from .baloot_projects import candidate_projects
-from .base import Event, GameSpec, IllegalMove, Move, State, require_dict, require_int
+from .base import Event, GameSpec, IllegalMove, Move, MoveRule
+from .states import BalootState
 
 BIDDING_LIMIT_MS = 8000
 AUTO_TRUMP_ORDER = "SHDC"  # round-2 automatic confirm names the first suit that is allowed
@@ -20,13 +21,27 @@ class BalootEngine(BalootMoves):
     spec = GameSpec(name="baloot", label="Baloot", min_seats=4, max_seats=4, stake_kinds=("casual", "pot"),
                     partnerships=((0, 2), (1, 3)), bracket_size=2)
 
+    # The envelope (docs/rules/moves.md): every move but a leave is the seat's to act (``to_act``); a
+    # move of another phase keeps the phase's own code (``_apply_phase``). ``auto`` only on the moves
+    # ``timeout_move`` makes.
+    move_rules = {
+        **{t: MoveRule("_apply_phase") for t in ("sun", "hokum", "ashkal", "triple", "four", "gahwa")},
+        "pass": MoveRule("_apply_phase", auto=True),
+        "confirm": MoveRule("_apply_phase", keys=("trump",), auto=True),
+        "double": MoveRule("_apply_phase", keys=("lock",)),
+        "declare": MoveRule("_apply_phase", keys=("projects",), auto=True, structured=("projects",)),
+        "play": MoveRule("_apply_phase", keys=("card", "baloot"), auto=True),
+        "sawa": MoveRule("_apply_phase", keys=("baloot",)),
+        "leave": MoveRule("_apply_leave", turn=False),
+    }
+
     def normal_options(self, options: dict | None, seats: int) -> dict:
         if options is not None and not isinstance(options, dict):
             raise ValueError("options must be a JSON object")
         return self._options(options)
 
     # ----- setup ----------------------------------------------------------------------
-    def new(self, seed: bytes, seats: int, options: dict | None = None) -> State:
+    def new(self, seed: bytes, seats: int, options: dict | None = None) -> BalootState:
         opts = self._options(options)
         state = self._base_state(seed, seats, opts)
         state["first"] = fairness.first_player(self._seed(state), 4)
@@ -65,13 +80,13 @@ class BalootEngine(BalootMoves):
         return {"mode": mode, "overtrump": overtrump, "rules": rules}
 
     # ----- contract: who acts --------------------------------------------------------
-    def is_over(self, state: State) -> bool:
+    def is_over(self, state: BalootState) -> bool:
         return state["phase"] == "over"
 
-    def _player_to_play(self, state: State) -> int:
+    def _player_to_play(self, state: BalootState) -> int:
         return (state["leader"] + len(state["trick"])) % 4
 
-    def to_act(self, state: State) -> list[int]:
+    def to_act(self, state: BalootState) -> list[int]:
         phase = state["phase"]
         if phase == "bidding":
             return [state["bidding"]["turn"]]
@@ -84,11 +99,11 @@ class BalootEngine(BalootMoves):
             return [self._player_to_play(state)]
         return []
 
-    def _team_order(self, state: State, team: int) -> list[int]:
+    def _team_order(self, state: BalootState, team: int) -> list[int]:
         """The team's two seats, the one nearer the dealer's right first."""
         return sorted((team, team + 2), key=lambda s: position(state, s))
 
-    def legal_moves(self, state: State, seat: int) -> list[Move]:
+    def legal_moves(self, state: BalootState, seat: int) -> list[Move]:
         if isinstance(seat, bool) or not isinstance(seat, int) or seat not in self.to_act(state):
             return []
         phase = state["phase"]
@@ -101,21 +116,9 @@ class BalootEngine(BalootMoves):
             return [{"type": "declare", "projects": ps} for ps in candidate_projects(state["hands"][seat], sun)]
         return self._play_moves(state, seat)
     # ----- apply ----------------------------------------------------------------------
-    def apply(self, state: State, seat: int | None, move: Move, *, now_ms: int) -> tuple[State, list[Event]]:
-        if self.is_over(state):
-            raise IllegalMove("game_over", "The game is over.")
-        move = require_dict(move)
-        if seat is None:
-            raise IllegalMove("bad_seat", "Baloot has no system steps: a move needs a seat.")
-        seat = require_int(seat, "bad_seat", "seat")
-        if not 0 <= seat < 4:
-            raise IllegalMove("bad_seat", "No such seat.")
-        mtype = move["type"]
-        if mtype == "leave":
-            self._check_keys(move, set())
-            return self._apply_leave(state, seat, move, now_ms)
-        if seat not in self.to_act(state):
-            raise IllegalMove("not_your_turn", "It is not your turn.")
+    def _apply_phase(self, state: BalootState, seat: int, move: Move, now_ms: int,
+                     auto: bool) -> tuple[BalootState, list[Event]]:
+        """A move of the phase's: a type another phase has is refused with this phase's code."""
         phase = state["phase"]
         if phase == "bidding":
             return self._apply_bid(state, seat, move, now_ms)
@@ -124,7 +127,13 @@ class BalootEngine(BalootMoves):
         if phase == "projects":
             return self._apply_declare(state, seat, move, now_ms)
         return self._apply_play(state, seat, move, now_ms)
-    def _apply_leave(self, state: State, seat: int, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+
+    def _clock_runs_forward(self, state: BalootState) -> bool:
+        # Rules revision 1 tables logged whatever clock they were given and still replay as played.
+        return rules_revision(state) != LEGACY_RULES
+
+    def _apply_leave(self, state: BalootState, seat: int, move: Move, now_ms: int,
+                     auto: bool) -> tuple[BalootState, list[Event]]:
         if state["left"][seat]:
             raise IllegalMove("already_left", "This seat has already left.")
         new = self._start(state, seat, move, now_ms)
@@ -139,17 +148,17 @@ class BalootEngine(BalootMoves):
             events.append({"type": "game_over", "result": new["result"]})
         return new, events
     # ----- result and proof -----------------------------------------------------------
-    def result(self, state: State) -> dict:
+    def result(self, state: BalootState) -> dict:
         if state["result"] is None:
             raise ValueError("the game is not over")
         return state["result"]
 
-    def replay_start(self, seed: bytes, seats: int, options: dict | None, moves: list) -> State:
+    def replay_start(self, seed: bytes, seats: int, options: dict | None, moves: list) -> BalootState:
         """A logged game's options without ``rules`` were saved before revisions existed: it was
         played by revision 1 (a proof or a stored state from then), so it is replayed by it."""
         return self.new(seed, seats, {"rules": LEGACY_RULES, **(options or {})})
 
-    def proof(self, state: State) -> dict:
+    def proof(self, state: BalootState) -> dict:
         doc = super().proof(state)
         # The verifier replays from these options: name the revision even for a state saved before
         # revisions existed (it was played by revision 1), so its log replays to its recorded result.
@@ -157,7 +166,7 @@ class BalootEngine(BalootMoves):
         return doc
 
     # ----- timers --------------------------------------------------------------------
-    def timeout_move(self, state: State, seat: int | None) -> Move:
+    def timeout_move(self, state: BalootState, seat: int | None) -> Move:
         if seat not in self.to_act(state):
             raise IllegalMove("not_your_turn", "That seat has no pending step.")
         phase = state["phase"]
@@ -179,7 +188,7 @@ class BalootEngine(BalootMoves):
                             overtrump=state["options"]["overtrump"])
         return {"type": "play", "card": cards[0], "auto": True}
 
-    def deadline(self, state: State) -> dict | None:
+    def deadline(self, state: BalootState) -> dict | None:
         acting = self.to_act(state)
         if not acting:
             return None
@@ -196,7 +205,7 @@ class BalootEngine(BalootMoves):
         return {"seat": seat, "since_ms": state["since"], "limit_ms": None}
 
     # ----- views ---------------------------------------------------------------------
-    def _public_projects(self, state: State) -> list[list[dict] | None]:
+    def _public_projects(self, state: BalootState) -> list[list[dict] | None]:
         out: list[list[dict] | None] = []
         for ps in state["projects"]:
             if ps is None:
@@ -207,7 +216,7 @@ class BalootEngine(BalootMoves):
                 out.append([{"kind": p["kind"]} for p in ps])
         return out
 
-    def view(self, state: State, seat: int | None) -> dict:
+    def view(self, state: BalootState, seat: int | None) -> dict:
         over = self.is_over(state)
         c = state["contract"]
         v: dict[str, Any] = {
@@ -249,7 +258,7 @@ class BalootEngine(BalootMoves):
             v["result"] = state["result"]
         return v
 
-    def replay_view(self, state: State) -> dict:
+    def replay_view(self, state: BalootState) -> dict:
         v = self.view(state, None)
         v["hands"] = [list(h) for h in state["hands"]]
         v["stock"] = list(state["stock"])
@@ -259,7 +268,7 @@ class BalootEngine(BalootMoves):
         return v
 
     # ----- card accounting -----------------------------------------------------------
-    def all_cards(self, state: State) -> list[str]:
+    def all_cards(self, state: BalootState) -> list[str]:
         cards = [c for h in state["hands"] for c in h] + list(state["stock"])
         if state["contract"] is None:
             cards.append(state["exposed"])
@@ -268,7 +277,7 @@ class BalootEngine(BalootMoves):
         cards += state["sawa_pile"]
         return cards
 
-    def hidden_cards(self, state: State, seat: int | None) -> list[str]:
+    def hidden_cards(self, state: BalootState, seat: int | None) -> list[str]:
         """Others' hands and the stock, less what is public: the exposed card (known to be with
         its taker) and declared projects once shown."""
         public: set[str] = set()

@@ -17,17 +17,18 @@ from .baloot_cards import (
 from .baloot_deal import BalootDeal
 from .baloot_projects import PROJECT_KINDS, classify_project, declaration_problem, held_runs
 from .baloot_sawa import sawa_possible
-from .base import Event, IllegalMove, Move, State
+from .base import Event, IllegalMove, Move
+from .states import BalootState
 
 LADDER = ("double", "triple", "four", "gahwa")
 LADDER_LEVEL = {"double": 2, "triple": 3, "four": 4}
 
 
 class BalootMoves(BalootDeal):
-    """One handler per phase; ``BalootEngine.apply`` checks the envelope and the turn, then dispatches here."""
+    """One handler per phase; ``Engine.apply`` checks the envelope and the turn, then dispatches here."""
 
     # ----- legal moves ----------------------------------------------------------------
-    def _bidding_moves(self, state: State, seat: int) -> list[Move]:
+    def _bidding_moves(self, state: BalootState, seat: int) -> list[Move]:
         b = state["bidding"]
         stage = b["stage"]
         if stage == "bid":
@@ -42,14 +43,14 @@ class BalootMoves(BalootDeal):
             return [{"type": "confirm"}, {"type": "sun"}]
         return [{"type": "confirm", "trump": s} for s in SUITS if s != state["exposed"][0]] + [{"type": "sun"}]
 
-    def _doubling_moves(self, state: State) -> list[Move]:
+    def _doubling_moves(self, state: BalootState) -> list[Move]:
         dbl = state["doubling"]
         step = dbl["step"]
         if step == "double" and state["contract"]["kind"] == "hokum":
             return [{"type": "pass"}, {"type": "double", "lock": False}, {"type": "double", "lock": True}]
         return [{"type": "pass"}, {"type": step}]
 
-    def _baloot_eligible(self, state: State, seat: int, card: str) -> bool:
+    def _baloot_eligible(self, state: BalootState, seat: int, card: str) -> bool:
         """Second of trump K/Q, the first played earlier in this deal by the same seat."""
         trump = self._trump(state)
         if trump is None or card[0] != trump or card[1] not in "KQ" or seat in state["baloot"]:
@@ -59,7 +60,7 @@ class BalootMoves(BalootDeal):
                    for t in state["tricks"] for p in t["cards"]) or \
             any(p["seat"] == seat and p["card"] == other for p in state["trick"])
 
-    def _play_moves(self, state: State, seat: int) -> list[Move]:
+    def _play_moves(self, state: BalootState, seat: int) -> list[Move]:
         c = state["contract"]
         cards = legal_cards(state["hands"][seat], state["trick"], c["trump"],
                             lock=bool(state["doubling"] and state["doubling"].get("lock")),
@@ -75,7 +76,7 @@ class BalootMoves(BalootDeal):
                 moves.append({"type": "sawa", "baloot": True})
         return moves
 
-    def _legacy_sawa_baloot(self, state: State, seat: int) -> bool:
+    def _legacy_sawa_baloot(self, state: BalootState, seat: int) -> bool:
         """Rules revision 1 only: a Sawa could claim Baloot when trump K and Q were both this seat's
         this deal, one still in hand, and it was not claimed yet. Under the current rules a Sawa
         plays no card, so it never carries the claim made "when playing the second of the two"."""
@@ -90,7 +91,7 @@ class BalootMoves(BalootDeal):
         return all(x in hand or x in played for x in kq) and any(x in hand for x in kq)
 
     # ----- bidding -------------------------------------------------------------------
-    def _apply_bid(self, state: State, seat: int, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+    def _apply_bid(self, state: BalootState, seat: int, move: Move, now_ms: int) -> tuple[BalootState, list[Event]]:
         b = state["bidding"]
         stage, mtype = b["stage"], move["type"]
         if stage == "choice" and mtype == "confirm":
@@ -155,7 +156,7 @@ class BalootMoves(BalootDeal):
                 self._settle(new, "hokum", seat, trump, seat, events)
         return new, events
 
-    def _settle(self, state: State, kind: str, player: int, trump: str | None, taker: int,
+    def _settle(self, state: BalootState, kind: str, player: int, trump: str | None, taker: int,
                 events: list[Event]) -> None:
         """The contract is fixed: deal the rest, then doubling or projects (mutates ``state``)."""
         rnd = state["bidding"]["round"]
@@ -191,7 +192,7 @@ class BalootMoves(BalootDeal):
             self._start_projects(state)
 
     # ----- doubling ------------------------------------------------------------------
-    def _apply_double(self, state: State, seat: int, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+    def _apply_double(self, state: BalootState, seat: int, move: Move, now_ms: int) -> tuple[BalootState, list[Event]]:
         dbl = state["doubling"]
         mtype = move["type"]
         hokum_double = dbl["step"] == "double" and dbl["style"] == "hokum"
@@ -229,11 +230,11 @@ class BalootMoves(BalootDeal):
         return new, events
 
     # ----- projects ------------------------------------------------------------------
-    def _start_projects(self, state: State) -> None:
+    def _start_projects(self, state: BalootState) -> None:
         state["phase"] = "projects"
         state["declare_turn"] = 0
 
-    def _apply_declare(self, state: State, seat: int, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+    def _apply_declare(self, state: BalootState, seat: int, move: Move, now_ms: int) -> tuple[BalootState, list[Event]]:
         if move["type"] != "declare":
             raise IllegalMove("declare_required", "Declare your projects (an empty list for none).")
         self._check_keys(move, {"projects"})
@@ -272,13 +273,13 @@ class BalootMoves(BalootDeal):
         return new, events
 
     # ----- play ----------------------------------------------------------------------
-    def _update_sawa(self, state: State) -> None:
+    def _update_sawa(self, state: BalootState) -> None:
         """Cached once per trick start: may the leader take Sawa?"""
         c = state["contract"]
         lock = bool(state["doubling"] and state["doubling"].get("lock"))
         state["sawa"] = sawa_possible(state["hands"], state["leader"], c["trump"], lock)
 
-    def _apply_play(self, state: State, seat: int, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+    def _apply_play(self, state: BalootState, seat: int, move: Move, now_ms: int) -> tuple[BalootState, list[Event]]:
         mtype = move["type"]
         if mtype not in ("play", "sawa"):
             raise IllegalMove("play_required", "Play a card.")
@@ -329,8 +330,8 @@ class BalootMoves(BalootDeal):
             self._update_sawa(new)
         return new, events
 
-    def _apply_sawa(self, state: State, seat: int, move: Move, now_ms: int,
-                    claim: bool) -> tuple[State, list[Event]]:
+    def _apply_sawa(self, state: BalootState, seat: int, move: Move, now_ms: int,
+                    claim: bool) -> tuple[BalootState, list[Event]]:
         new = self._start(state, seat, move, now_ms)
         pile = [c for h in new["hands"] for c in h]
         new["sawa_pile"] = hand_sorted(pile)

@@ -12,12 +12,15 @@ Contract (names relied on by the runtime, bots, tools and tests):
 ``legal_moves(state, seat) -> list[dict]`` concrete moves ``apply`` accepts as they are
 ``apply(state, seat, move, *, now_ms) -> (state, events)``
     returns a NEW state (the argument is never mutated) or raises ``IllegalMove``.
+    ``Engine.apply`` is one template for every game: it checks the envelope (see ``MoveRule`` and
+    docs/rules/moves.md) in one fixed order, so every engine refuses the same bad input with the same
+    code, then hands the move to the game's handler for its type, which only applies the rules.
     ``{"type": "leave"}`` is accepted from any seat still in the game at any time
     (never listed in ``legal_moves``); its effect is game-specific.
     ``seat`` is ``None`` only for a system step returned by ``timeout_move(state, None)``; a system
     step is not a move: it is neither logged nor numbered (``move_count`` stays), so replaying the
-    log without it must give the same game. ``now_ms`` earlier than ``last_move_ms`` may be refused
-    (``time_backwards``): time never runs backwards.
+    log without it must give the same game. ``now_ms`` earlier than ``last_move_ms`` is refused
+    (``time_backwards``): time never runs backwards (except under a game's legacy rules revision).
 ``timeout_move(state, seat) -> dict``      the spec's automatic move, carrying ``"auto": True``
 ``deadline(state) -> dict | None``         the next automatic step that is due, as
     ``{"seat": int | None, "since_ms": int | None, "limit_ms": int | None}``:
@@ -51,14 +54,16 @@ allowed) and ``winners`` (the seats ranked first), plus game-specific detail.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from . import fairness
 
-State = dict[str, Any]
+State = dict[str, Any]  # any engine's state; each game's exact shape is its TypedDict in ``states``
 Move = dict[str, Any]
 Event = dict[str, Any]
+Handler = Callable[..., tuple[Any, list[Event]]]
 
 PROOF_VERSION = 1
 
@@ -85,6 +90,31 @@ def copy_json(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(copy_json(v) for v in value)
     return value
+
+
+# JSON scalars: the only values a move may carry besides a game's declared structured keys.
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+
+
+@dataclass(frozen=True)
+class MoveRule:
+    """What the envelope check knows of one move type (each engine declares ``move_rules``).
+
+    ``handler``: the engine method that applies the move once the envelope is good, called as
+    ``handler(state, seat, move, now_ms, auto)``. ``keys``: the keys it may carry besides ``type``.
+    ``auto``: ``timeout_move`` produces it, so it may carry ``"auto": true`` (no other move may).
+    ``turn``: only a seat to act may send it (else ``not_your_turn``); the others (leave, Lembar's
+    call and catch) have their own game rules. ``system``: a seat-less system step (Lembar's
+    ``close_window``), never sent with a seat. ``structured``: keys whose value may be a list or an
+    object (Baloot's ``projects``); every other value is a JSON scalar.
+    """
+
+    handler: str
+    keys: tuple[str, ...] = ()
+    auto: bool = False
+    turn: bool = True
+    system: bool = False
+    structured: tuple[str, ...] = ()
 
 
 STAKE_KINDS = ("casual", "pot", "per_point", "ante")  # every stake a room can have (economy.md)
@@ -152,6 +182,80 @@ class Engine:
     """
 
     spec: GameSpec  # each game declares its own
+
+    # ----- the move envelope --------------------------------------------------------
+    move_rules: ClassVar[Mapping[str, MoveRule]] = {}  # each game declares its move types
+    # The state key holding the one seat to act, for a game that always has exactly one (a cheap
+    # turn check); None: ``to_act`` decides.
+    turn_key: ClassVar[str | None] = None
+    # The state key of a per-seat list that is false for a seat out of the game (removed, left the
+    # table): such a seat may send nothing (``not_in_game``). None: no seat is ever out.
+    in_game_key: ClassVar[str | None] = None
+    # Compiled from ``move_rules`` once per class: type -> (allowed keys, handler, turn, system,
+    # structured keys, turn_key, in_game_key), one lookup per move.
+    _envelope: ClassVar[dict[str, tuple[frozenset[str], Handler, bool, bool, frozenset[str], str | None,
+                                        str | None]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._envelope = {
+            mtype: (frozenset({"type", *rule.keys, *(("auto",) if rule.auto else ())}),
+                    getattr(cls, rule.handler), rule.turn, rule.system, frozenset(rule.structured),
+                    cls.turn_key, cls.in_game_key)
+            for mtype, rule in cls.move_rules.items()
+        }
+
+    def apply(self, state: State, seat: int | None, move: Move, *, now_ms: int) -> tuple[State, list[Event]]:
+        """The one ``apply`` of every game: the envelope in a fixed order (each check a stable code,
+        the state untouched), then the handler of the move's type, which applies the game's rules.
+
+        Hot (live tables, random playouts): no copies, no JSON; the rare failures pay for messages."""
+        if type(move) is not dict or type(mtype := move.get("type")) is not str:
+            raise IllegalMove("malformed", "A move must be an object with a string 'type'.")
+        rule = self._envelope.get(mtype)
+        if rule is None:
+            raise IllegalMove("unknown_move", f"Unknown move type {mtype[:40]!r}.")
+        allowed, handler, on_turn, system, structured, turn_key, in_game = rule
+        if not allowed.issuperset(move):
+            extra = sorted(str(k)[:40] for k in move if k not in allowed)
+            if extra == ["auto"]:
+                raise IllegalMove("malformed", f"'auto' is only on the server's automatic moves, never on {mtype!r}.")
+            raise IllegalMove("malformed", f"Unexpected key(s) {extra} in a {mtype!r} move.")
+        auto = "auto" in move
+        if auto and move["auto"] is not True:
+            raise IllegalMove("malformed", "'auto' is only ever true, on the server's automatic moves.")
+        for value in move.values() if len(move) > 1 else ():  # ("type" alone is a str already)
+            if type(value) not in _SCALARS:
+                for key, value in move.items():  # which key (the one list Baloot allows is fine)
+                    if type(value) not in _SCALARS and key not in structured:
+                        raise IllegalMove("malformed", f"{str(key)[:40]!r} must be a string, a number, a boolean or null.")
+                break
+        if type(now_ms) is not int:
+            raise IllegalMove("malformed", "now_ms must be a whole number.")
+        if state["phase"] == "over":
+            raise IllegalMove("game_over", "The game is over.")
+        if seat is None:
+            if not system:
+                raise IllegalMove("bad_seat", "A move needs a seat: only a system step has none.")
+        else:
+            if type(seat) is not int or not 0 <= seat < state["seats"]:
+                raise IllegalMove("bad_seat", "No such seat.")
+            if system:
+                raise IllegalMove("bad_seat", f"{mtype!r} is a system step: it has no seat.")
+            if in_game is not None and not state[in_game][seat]:
+                raise IllegalMove("not_in_game", "This seat is no longer in the game.")
+            if on_turn:
+                if (seat != state[turn_key]) if turn_key is not None else (seat not in self.to_act(state)):
+                    raise IllegalMove("not_your_turn", "It is not your turn.")
+        last = state["last_move_ms"]
+        if last is not None and now_ms < last and self._clock_runs_forward(state):
+            raise IllegalMove("time_backwards", "now_ms is earlier than the last step's: time never runs backwards.")
+        return handler(self, state, seat, move, now_ms, auto)
+
+    def _clock_runs_forward(self, state: State) -> bool:
+        """Whether a step earlier than the last is refused: a game's legacy rules revision may say no
+        (its old logs replay with whatever clock they were recorded with)."""
+        return True
 
     @property
     def name(self) -> str:
@@ -257,9 +361,6 @@ class Engine:
     def legal_moves(self, state: State, seat: int) -> list[Move]:  # pragma: no cover
         raise NotImplementedError
 
-    def apply(self, state: State, seat: int | None, move: Move, *, now_ms: int) -> tuple[State, list[Event]]:  # pragma: no cover
-        raise NotImplementedError
-
     def timeout_move(self, state: State, seat: int | None) -> Move:  # pragma: no cover
         raise NotImplementedError
 
@@ -296,7 +397,8 @@ def competition_ranks(values: list[int | float], *, lower_is_better: bool = True
 
 def require_dict(move: Any) -> Move:
     """Reject anything but a dict with a string ``type``, and an ``auto`` other than ``True`` (only the
-    server's automatic moves carry it): every engine answers the same envelope the same way."""
+    server's automatic moves carry it). The engines check the whole envelope in ``Engine.apply``; this
+    and ``require_int`` stay for copies of older engine modules (``bench.engines --baseline``)."""
     if not isinstance(move, dict) or not isinstance(move.get("type"), str):
         raise IllegalMove("malformed", "A move must be an object with a string 'type'.")
     if "auto" in move and move["auto"] is not True:

@@ -4,7 +4,7 @@ every reading this engine takes where the spec leaves a choice.
 Three seats; the player on a seat's left is ``(s + 1) % 3``. A game is a sequence of deals
 that ends with the first deal that has a winner, or after three void deals in a row.
 
-State layout (plain JSON; ``apply`` copies only what it changes, the lists of log entries are
+CherkiState layout (plain JSON; ``apply`` copies only what it changes, the lists of log entries are
 shared between states because entries are never mutated once appended):
 
 ``deal`` index, ``dealer``, ``turn`` (seat to act), ``phase`` ("draw" | "discard" | "over"),
@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import fairness
-from .base import Engine, Event, GameSpec, IllegalMove, Move, State, require_dict
+from .base import Engine, Event, GameSpec, IllegalMove, Move, MoveRule
+from .states import CherkiState
 
 SEATS = 3
 DEAL_ROUNDS = 4          # two cards at a time, four times: eight each
@@ -101,8 +102,19 @@ class CherkiEngine(Engine):
     spec = GameSpec(name="cherki", label="Cherki", min_seats=SEATS, max_seats=SEATS,
                     stake_kinds=("casual", "per_point"), bracket_size=SEATS)
 
+    # The envelope (docs/rules/moves.md): the seat on turn draws (automatic too), takes, calls and
+    # discards (automatic too); a leave is any seat's at any time.
+    move_rules = {
+        "draw": MoveRule("_draw", auto=True),
+        "take": MoveRule("_take"),
+        "call": MoveRule("_call"),
+        "discard": MoveRule("_discard", keys=("card", "call"), auto=True),
+        "leave": MoveRule("_leave", turn=False),
+    }
+    turn_key = "turn"
+
     # ----- setup --------------------------------------------------------------------
-    def new(self, seed: bytes, seats: int, options: dict | None = None) -> State:
+    def new(self, seed: bytes, seats: int, options: dict | None = None) -> CherkiState:
         state = self._base_state(seed, seats, self.normal_options(options, seats))
         state["first"] = fairness.first_player(self._seed(state), SEATS)
         state.update({
@@ -115,7 +127,7 @@ class CherkiEngine(Engine):
         self._start_deal(state, 0, state["first"], None)
         return state
 
-    def _start_deal(self, state: State, d: int, dealer: int, now_ms: int | None) -> None:
+    def _start_deal(self, state: CherkiState, d: int, dealer: int, now_ms: int | None) -> None:
         """Shuffle ``d:kocok`` and deal (mutates ``state``, which must be a fresh copy)."""
         order = self._shuffle(state, d, "kocok", list(fairness.CHERKI_DECK))
         hands: list[list[str]] = [[] for _ in range(SEATS)]
@@ -143,16 +155,16 @@ class CherkiEngine(Engine):
         })
 
     # ----- queries ------------------------------------------------------------------
-    def is_over(self, state: State) -> bool:
+    def is_over(self, state: CherkiState) -> bool:
         return bool(state["over"])
 
-    def to_act(self, state: State) -> list[int]:
+    def to_act(self, state: CherkiState) -> list[int]:
         return [] if state["over"] else [state["turn"]]
 
-    def stock_left(self, state: State) -> int:
+    def stock_left(self, state: CherkiState) -> int:
         return len(state["stock"]) - state["stock_pos"]
 
-    def legal_moves(self, state: State, seat: int) -> list[Move]:
+    def legal_moves(self, state: CherkiState, seat: int) -> list[Move]:
         if state["over"] or isinstance(seat, bool) or not isinstance(seat, int) or seat != state["turn"]:
             return []
         hand = state["hands"][seat]
@@ -180,13 +192,13 @@ class CherkiEngine(Engine):
                 moves.append({"type": "discard", "card": face, "call": True})
         return moves
 
-    def all_cards(self, state: State) -> list[str]:
+    def all_cards(self, state: CherkiState) -> list[str]:
         cards = [c for h in state["hands"] for c in h]
         cards += state["stock"][state["stock_pos"]:]
         cards += state["pile"]
         return cards
 
-    def hidden_cards(self, state: State, seat: int | None) -> list[str]:
+    def hidden_cards(self, state: CherkiState, seat: int | None) -> list[str]:
         hidden = list(state["stock"][state["stock_pos"]:])
         win_seat = state["win"]["seat"] if state["win"] else None
         for s in range(SEATS):
@@ -198,58 +210,25 @@ class CherkiEngine(Engine):
             hidden += rest
         return hidden
 
-    # ----- moves --------------------------------------------------------------------
-    def apply(self, state: State, seat: int | None, move: Move, *, now_ms: int) -> tuple[State, list[Event]]:
-        move = require_dict(move)
-        kind = move["type"]
-        if state["over"]:
-            raise IllegalMove("game_over", "The game is over.")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < SEATS:
-            raise IllegalMove("bad_seat", "No such seat.")
-        allowed = _KEYS.get(kind)
-        if allowed is None:
-            raise IllegalMove("unknown_move", f"Unknown move type {kind!r}.")
-        extra = set(move) - allowed
-        if extra:
-            raise IllegalMove("malformed", f"Unexpected keys {sorted(extra)} for {kind!r}.")
-        auto = move.get("auto", False)
-        if not isinstance(auto, bool):
-            raise IllegalMove("malformed", "'auto' must be true or false.")
-        if isinstance(now_ms, bool) or not isinstance(now_ms, int):
-            raise IllegalMove("malformed", "now_ms must be a whole number.")
-        if kind == "leave":
-            return self._leave(state, seat, move, now_ms)
-        if seat != state["turn"]:
-            raise IllegalMove("not_your_turn", "It is not your turn.")
-        if kind == "discard":
-            return self._discard(state, seat, move, now_ms, auto)
+    # ----- moves (``Engine.apply`` checks the envelope, then calls the handler of the type) -------
+    @staticmethod
+    def _require_draw_phase(state: CherkiState) -> None:
         if state["phase"] != "draw":
             raise IllegalMove("wrong_phase", "You have drawn already: discard a card.")
-        if kind == "call":
-            return self._call(state, seat, move, now_ms, auto)
-        if kind == "take":
-            return self._take(state, seat, move, now_ms)
-        return self._draw(state, seat, move, now_ms, auto)
 
-    # The log takes a shallow copy of the move: ``apply`` has checked that every value is a str
-    # or bool before logging, so nothing in the logged dict can be shared and mutated.
+    # The log takes a shallow copy of the move: the envelope lets only scalar values through, so
+    # nothing in the logged dict can be shared and mutated.
     _copy_logged_move = staticmethod(dict)
 
-    def _fork(self, state: State, seat: int | None, move: Move, now_ms: int) -> State:
-        """A shallow copy with its own move log, the move logged.
-
-        Every accepted move passes here after its own checks, so the clock is the last check before
-        a change: a move stamped before the last logged one is refused (a replay of the log, a
-        deadline or a leave's moment could otherwise run backwards)."""
-        last = state["last_move_ms"]
-        if last is not None and now_ms < last:
-            raise IllegalMove("time_backwards", "now_ms is earlier than the last move's: time never runs backwards.")
+    def _fork(self, state: CherkiState, seat: int | None, move: Move, now_ms: int) -> CherkiState:
+        """A shallow copy with its own move log, the move logged (every accepted move passes here
+        after its own checks; the envelope has refused a clock running backwards)."""
         new = dict(state)
         new["moves"] = list(state["moves"])
         self._log_move(new, seat, move, now_ms)
         return new
 
-    def _leave(self, state: State, seat: int, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+    def _leave(self, state: CherkiState, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[CherkiState, list[Event]]:
         if state["left"][seat]:
             raise IllegalMove("already_left", "You have already left this game.")
         new = self._fork(state, seat, move, now_ms)
@@ -257,9 +236,8 @@ class CherkiEngine(Engine):
         new["left"][seat] = True
         return new, [{"type": "leave", "seat": seat}]
 
-    def _call(self, state: State, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[State, list[Event]]:
-        if auto:
-            raise IllegalMove("auto_cannot_call", "An automatic move never calls Cherki.")
+    def _call(self, state: CherkiState, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[CherkiState, list[Event]]:
+        self._require_draw_phase(state)
         if state["called"][seat]:
             raise IllegalMove("already_called", "You have already called Cherki.")
         if wait_key(state["hands"][seat]) is None:
@@ -269,7 +247,8 @@ class CherkiEngine(Engine):
         new["called"][seat] = True
         return new, [{"type": "call", "seat": seat}]
 
-    def _take(self, state: State, seat: int, move: Move, now_ms: int) -> tuple[State, list[Event]]:
+    def _take(self, state: CherkiState, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[CherkiState, list[Event]]:
+        self._require_draw_phase(state)
         pile = state["pile"]
         if not pile:
             raise IllegalMove("pile_empty", "The discard pile is empty.")
@@ -292,7 +271,8 @@ class CherkiEngine(Engine):
         new["phase"] = "discard"
         return new, [{"type": "take", "seat": seat, "card": card}]
 
-    def _draw(self, state: State, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[State, list[Event]]:
+    def _draw(self, state: CherkiState, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[CherkiState, list[Event]]:
+        self._require_draw_phase(state)
         pos = state["stock_pos"]
         card = state["stock"][pos]  # never empty here: the discard after the last draw ends the deal
         new = self._fork(state, seat, move, now_ms)
@@ -313,7 +293,7 @@ class CherkiEngine(Engine):
         new["auto_turn"] = auto
         return new, events
 
-    def _discard(self, state: State, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[State, list[Event]]:
+    def _discard(self, state: CherkiState, seat: int, move: Move, now_ms: int, auto: bool) -> tuple[CherkiState, list[Event]]:
         if state["phase"] != "discard":
             raise IllegalMove("wrong_phase", "Draw from the stock or take the top discard first.")
         card = move.get("card")
@@ -350,7 +330,7 @@ class CherkiEngine(Engine):
             events.append({"type": "call", "seat": seat})
         return self._end_turn(new, now_ms, events)
 
-    def _end_turn(self, new: State, now_ms: int, events: list[Event]) -> tuple[State, list[Event]]:
+    def _end_turn(self, new: CherkiState, now_ms: int, events: list[Event]) -> tuple[CherkiState, list[Event]]:
         """After a discard: the deal is void if the stock is out or the turn cap is reached."""
         new["turns"] = new["turns"] + 1
         new["drawn"] = None
@@ -368,7 +348,7 @@ class CherkiEngine(Engine):
             return new, events
         return self._void_deal(new, reason, now_ms, events)
 
-    def _void_deal(self, new: State, reason: str, now_ms: int, events: list[Event]) -> tuple[State, list[Event]]:
+    def _void_deal(self, new: CherkiState, reason: str, now_ms: int, events: list[Event]) -> tuple[CherkiState, list[Event]]:
         d = new["deal"]
         new["past_deals"] = [*new["past_deals"], {
             "deal": d, "dealer": new["dealer"], "outcome": "void", "reason": reason, "turns": new["turns"],
@@ -386,8 +366,8 @@ class CherkiEngine(Engine):
         events.append({"type": "deal", "deal": d + 1, "dealer": new["dealer"], "turn": new["turn"]})
         return new, events
 
-    def _win(self, new: State, seat: int, card: str, source: str, now_ms: int,
-             events: list[Event]) -> tuple[State, list[Event]]:
+    def _win(self, new: CherkiState, seat: int, card: str, source: str, now_ms: int,
+             events: list[Event]) -> tuple[CherkiState, list[Event]]:
         cards = sort_cards([*new["hands"][seat], card])
         total = sum(points_of(c) for c in cards)
         deltas = [2 * total if s == seat else -total for s in range(SEATS)]
@@ -413,7 +393,7 @@ class CherkiEngine(Engine):
         return new, events
 
     # ----- timing -------------------------------------------------------------------
-    def timeout_move(self, state: State, seat: int | None) -> Move:
+    def timeout_move(self, state: CherkiState, seat: int | None) -> Move:
         if state["over"]:
             raise IllegalMove("game_over", "The game is over.")
         if seat != state["turn"]:
@@ -426,7 +406,7 @@ class CherkiEngine(Engine):
             card = next(c for c in state["hands"][seat] if c != state["took"])
         return {"type": "discard", "card": card, "call": False, "auto": True}
 
-    def deadline(self, state: State) -> dict | None:
+    def deadline(self, state: CherkiState) -> dict | None:
         if state["over"]:
             return None
         seat = state["turn"]
@@ -437,7 +417,7 @@ class CherkiEngine(Engine):
         return {"seat": seat, "since_ms": state["turn_since"], "limit_ms": None}
 
     # ----- views --------------------------------------------------------------------
-    def _public(self, state: State) -> dict[str, Any]:
+    def _public(self, state: CherkiState) -> dict[str, Any]:
         over = state["over"]
         return {
             "game": self.name,
@@ -467,7 +447,7 @@ class CherkiEngine(Engine):
             "first_dealer": state["first"],
         }
 
-    def view(self, state: State, seat: int | None) -> dict:
+    def view(self, state: CherkiState, seat: int | None) -> dict:
         out = self._public(state)
         out["seat"] = seat
         if seat is not None:
@@ -480,7 +460,7 @@ class CherkiEngine(Engine):
             out["wait"] = wait_key(hand) if len(hand) == HAND else None
         return out  # no seed here at all: the proof document reveals it once the table ends
 
-    def replay_view(self, state: State) -> dict:
+    def replay_view(self, state: CherkiState) -> dict:
         out = self._public(state)
         out.update({
             "seat": None,
@@ -492,7 +472,7 @@ class CherkiEngine(Engine):
         })
         return out
 
-    def result(self, state: State) -> dict:
+    def result(self, state: CherkiState) -> dict:
         win = state["win"]
         if win is None:
             # No winner (three void deals, or not over yet): nothing settled, a three-way tie.
@@ -506,13 +486,5 @@ class CherkiEngine(Engine):
                 "points": win["points"], "deltas": list(win["deltas"]), "deals": len(state["past_deals"]),
                 "void_deals": state["void_deals"]}
 
-
-_KEYS: dict[str, set[str]] = {
-    "draw": {"type", "auto"},
-    "take": {"type", "auto"},
-    "call": {"type", "auto"},
-    "discard": {"type", "card", "call", "auto"},
-    "leave": {"type", "auto"},
-}
 
 ENGINE = CherkiEngine()

@@ -389,8 +389,12 @@ def test_timeout_draws_then_discards_the_drawn_card_at_once():
     assert move == {"type": "discard", "card": "M9", "call": False, "auto": True}
     state, _ = act(state, 0, move, now=20_001)
     assert state["called"] == [False, False, False] and state["pile"] == ["M9"]
+    # "auto" is only on the moves the timer makes (draw, discard): an automatic call is not a move
     refused(build([READY_A, ["S3"] * 4 + ["S4"] * 4, ["M3"] * 4 + ["M4"] * 4], turn=0), 0,
-            {"type": "call", "auto": True}, "auto_cannot_call")
+            {"type": "call", "auto": True}, "malformed")
+    drawn, _ = act(build([READY_A, ["S3"] * 4 + ["S4"] * 4, ["M3"] * 4 + ["M4"] * 4], stock_top=["M9"], turn=0),
+                   0, {"type": "draw"}, now=1000)
+    refused(drawn, 0, {"type": "discard", "card": "M9", "call": True, "auto": True}, "auto_cannot_call")
 
 
 def test_timeout_after_a_take_throws_the_first_other_card_in_canonical_order():
@@ -444,7 +448,7 @@ def test_time_never_runs_backwards():
             E.apply(state, seat, move, now_ms=4999)
         assert info.value.code == "time_backwards", info.value.message
         assert state == before
-    # an illegal move keeps its own code: the clock is the last check before a change
+    # a seat not on turn is refused as such: the envelope checks the turn before the clock
     with pytest.raises(IllegalMove) as info:
         E.apply(state, 0, {"type": "draw"}, now_ms=1)
     assert info.value.code == "not_your_turn"

@@ -153,7 +153,7 @@ def test_standing_below_26_is_refused_and_14_24_choice():
     state, _ = play(table(2, 0, top), [(1, PASS), (1, OPEN)])
     assert o.category(o.hand_score(state["closed"][1] + state["open"][1])) == "none"  # 19
     with pytest.raises(IllegalMove) as exc:
-        ENGINE.apply(state, 1, STAND, now_ms=5)
+        ENGINE.apply(state, 1, STAND, now_ms=state["last_move_ms"])
     assert exc.value.code == "cannot_stand"
     assert STAND not in ENGINE.legal_moves(state, 1)
     state, _ = play(state, [(1, OPEN)])
@@ -248,10 +248,10 @@ def test_answers_go_from_ebe_alti_skipping_raiser_and_include_stood_and_31_playe
     state, ev = play(state, [(2, STAND), (3, closed(2))])
     assert state["raise"]["queue"] == [1, 2, 0]
     with pytest.raises(IllegalMove) as exc:
-        ENGINE.apply(state, 3, {"type": "raise", "amount": 1}, now_ms=1)  # no re-raise while answering
+        ENGINE.apply(state, 3, {"type": "raise", "amount": 1}, now_ms=state["last_move_ms"])  # no re-raise while answering
     assert exc.value.code == "not_your_turn"
     with pytest.raises(IllegalMove) as exc:
-        ENGINE.apply(state, 1, closed(1), now_ms=1)
+        ENGINE.apply(state, 1, closed(1), now_ms=state["last_move_ms"])
     assert exc.value.code == "wrong_phase"
     assert ENGINE.legal_moves(state, 1) == [SEE, FOLD]
     state, _ = play(state, [(1, SEE), (2, SEE), (0, SEE)])
@@ -264,7 +264,7 @@ def test_raise_and_stand_needs_a_standing_hand_and_stands_after_the_answers():
     top = ["SK", "S3", "S4", "HQ", "D7", "HK", "C9", "C5"]
     state, _ = play(table(3, 0, top), [(1, PASS), (1, OPEN)])
     with pytest.raises(IllegalMove) as exc:
-        ENGINE.apply(state, 1, raise_stand(1), now_ms=1)
+        ENGINE.apply(state, 1, raise_stand(1), now_ms=state["last_move_ms"])
     assert exc.value.code == "cannot_stand"
     assert not [m for m in ENGINE.legal_moves(state, 1) if m["type"] == "raise_stand"]
     state, ev = play(state, [(1, OPEN), (1, raise_stand(2))])
@@ -345,13 +345,13 @@ def test_bad_moves_are_refused_and_change_nothing(move, code):
     state, _ = play(table(3, 0, []), [(1, PASS)])
     before = copy.deepcopy(state)
     with pytest.raises(IllegalMove) as exc:
-        ENGINE.apply(state, 1, move, now_ms=1)
+        ENGINE.apply(state, 1, move, now_ms=state["last_move_ms"])
     assert exc.value.code == code and state == before
     ok, _ = ENGINE.apply(state, 1, {"type": "closed", "amount": 3}, now_ms=2000)  # the pot is 3
     assert ok["pot"] == 6
     for seat, c in ((True, "bad_seat"), (3, "bad_seat"), (-1, "bad_seat"), (2, "not_your_turn")):
         with pytest.raises(IllegalMove) as exc:
-            ENGINE.apply(state, seat, OPEN, now_ms=1)
+            ENGINE.apply(state, seat, OPEN, now_ms=state["last_move_ms"])
         assert exc.value.code == c
 
 
@@ -426,7 +426,7 @@ def test_leave_is_a_fold_and_ebe_passes_to_ebe_alti():
     assert of_type(ev, "hand_over")[0]["winner"] == 1
     assert state["ebe"] == 1 and state["order"] == [2, 1]  # ebe altı of the old ebe
     with pytest.raises(IllegalMove) as exc:
-        ENGINE.apply(state, 0, {"type": "leave"}, now_ms=1)
+        ENGINE.apply(state, 0, {"type": "leave"}, now_ms=state["last_move_ms"])
     assert exc.value.code == "not_in_game"
     # the acting raiser leaving cancels the rest of its raise; one player left ends the table
     state, ev = play(state, [(2, {"type": "raise", "amount": 1}), (2, {"type": "leave"})])
@@ -448,7 +448,7 @@ def test_time_never_runs_backwards():
             ENGINE.apply(state, who, move, now_ms=4999)
         assert exc.value.code == "time_backwards", exc.value.message
         assert state == before
-    with pytest.raises(IllegalMove) as exc:  # an illegal move keeps its own code
+    with pytest.raises(IllegalMove) as exc:  # the envelope checks the turn before the clock
         ENGINE.apply(state, (seat + 1) % 3, OPEN, now_ms=1)
     assert exc.value.code == "not_your_turn"
     state, _ = ENGINE.apply(state, seat, OPEN, now_ms=5000)
