@@ -23,6 +23,7 @@ os.environ.setdefault("CARDROOM_VAR_DIR", str(ROOT / "var" / "faults"))
 # The harness's fresh humans sit at Kelereng tables at once: their whole welcome grant now, not after a
 # first game or a day (economy.md; an unknown setting is ignored).
 os.environ.setdefault("WELCOME_REAL_VALUE_DELAY_H", "0")
+os.environ.setdefault("WELCOME_REQUIRES_VERIFIED_EMAIL", "0")  # its players have no e-mail to verify
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
 from bench import load  # noqa: E402  (after the environment: load.py only sets defaults)
