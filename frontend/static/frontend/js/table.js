@@ -1,8 +1,9 @@
 // The live table: one websocket, driven only by the server's `state` frames.
 import { ensureDefs, cardSVG, cardName } from "./cards.js";
 import { GAMES, describeEvent } from "./games.js";
-import { fmt, esc, loadLabels, prefGet, prefSet } from "./util.js";
+import { fmt, esc, loadLabels } from "./util.js";
 import { createQueue } from "./queue.js";
+import { createAlerts } from "./alerts.js";
 
 const app = document.getElementById("table-app");
 const labels = loadLabels();
@@ -550,24 +551,8 @@ function tick() {
   }
 }
 
-// ----- turn alerts ----------------------------------------------------------------------
-// A short sound when it becomes this player's turn and when its timer is nearly out; while the tab is
-// hidden also a browser notification (if the player asked for them) and a flashing title. Sounds are
-// made with the Web Audio API (no files); browsers let a page start audio only after a user gesture,
-// so the audio context is created on the first click or key press. Preferences are kept per user in
-// this browser.
-const SOUND_KEY = `cardroom:sound:${app.dataset.userId || app.dataset.user}`;
-const NOTIFY_KEY = `cardroom:notify:${app.dataset.userId || app.dataset.user}`;
-const TONES = {  // [frequency Hz, start s, length s]
-  turn: [[660, 0, 0.12], [880, 0.13, 0.18]],
-  hurry: [[988, 0, 0.08], [988, 0.16, 0.08], [988, 0.32, 0.08]],
-};
-const alertLog = [];     // what fired: for the browser tests and for debugging
-const baseTitle = document.title;
-let audio = null;
-let wasMyTurn = false;
+// ----- turn alerts (alerts.js: sounds, notifications, the flashing title) ---------------------------
 let warnedFor = null;
-let titleTimer = null;
 let prevView = null;     // the view of the last rendered frame (to animate what arrived)
 let prevHand = null;
 let warningText = "";
@@ -577,83 +562,9 @@ function myTurnNow() {
   return (frame.legal || []).length > 0 && (game.acting(frame.view) || []).includes(frame.seat);
 }
 
-const soundOn = () => prefGet(SOUND_KEY, "on") !== "off";
-const notifySupported = () => "Notification" in window;
-const notifyOn = () => prefGet(NOTIFY_KEY, "off") === "on" && notifySupported() && Notification.permission === "granted";
-
-function unlockAudio() {
-  if (audio) {
-    if (audio.state === "suspended") audio.resume().catch(() => {});
-    return;
-  }
-  const Ctx = window.AudioContext || window.webkitAudioContext;
-  if (!Ctx) return;
-  try { audio = new Ctx(); } catch { audio = null; }
-}
-document.addEventListener("pointerdown", unlockAudio, { capture: true });
-document.addEventListener("keydown", unlockAudio, { capture: true });
-
-function beep(kind) {
-  if (!soundOn()) return "muted";
-  if (!audio || audio.state !== "running") return "blocked";  // no click or key press yet on this page
-  const t0 = audio.currentTime;
-  for (const [freq, at, len] of TONES[kind]) {
-    const osc = audio.createOscillator();
-    const gain = audio.createGain();
-    osc.type = "sine";
-    osc.frequency.value = freq;
-    gain.gain.setValueAtTime(0.0001, t0 + at);
-    gain.gain.exponentialRampToValueAtTime(0.2, t0 + at + 0.015);
-    gain.gain.exponentialRampToValueAtTime(0.0001, t0 + at + len);
-    osc.connect(gain).connect(audio.destination);
-    osc.start(t0 + at);
-    osc.stop(t0 + at + len + 0.02);
-  }
-  return "played";
-}
-
-function notify() {
-  if (!document.hidden || !notifyOn()) return false;
-  try {
-    const n = new Notification(C.your_turn_title, {
-      body: fmt(C.notify_body, { table: baseTitle }), tag: `cardroom-table-${app.dataset.table}` });
-    n.onclick = () => { window.focus(); n.close(); };
-    return true;
-  } catch {
-    return false;  // e.g. a browser that shows notifications only from a service worker
-  }
-}
-
-function fireAlert(kind) {
-  const record = { kind, version: frame.version, sound: beep(kind), notified: kind === "turn" && notify(), hidden: document.hidden };
-  alertLog.push(record);
-  if (alertLog.length > 50) alertLog.shift();
-  app.dispatchEvent(new CustomEvent("cardroom:alert", { detail: record }));
-}
-
-function flashTitle(on) {
-  if (on && document.hidden) {
-    if (titleTimer) return;
-    let lit = true;
-    document.title = `▶ ${C.your_turn_title}`;
-    titleTimer = setInterval(() => {
-      lit = !lit;
-      document.title = lit ? `▶ ${C.your_turn_title}` : baseTitle;
-    }, 1000);
-  } else if (titleTimer) {
-    clearInterval(titleTimer);
-    titleTimer = null;
-    document.title = baseTitle;
-  }
-}
-document.addEventListener("visibilitychange", () => flashTitle(myTurnNow()));
-
-function checkTurn() {
-  const mine = myTurnNow();
-  if (mine && !wasMyTurn) fireAlert("turn");
-  wasMyTurn = mine;
-  flashTitle(mine);
-}
+const alerts = createAlerts({ app, C, myTurn: myTurnNow, version: () => frame?.version });
+const checkTurn = alerts.checkTurn;
+const fireAlert = alerts.fire;
 
 // Lembar: N timeouts in a row remove a player (and forfeit a pot table's entry); say so before the last.
 function renderTurnWarning() {
@@ -690,48 +601,8 @@ function speak(text) {
   while (el.childNodes.length > 5) el.firstChild.remove();
 }
 
-function renderAlertTools() {
-  const sound = $("sound-toggle");
-  if (sound) {
-    sound.dataset.state = soundOn() ? "on" : "off";
-    sound.textContent = soundOn() ? C.sound_on : C.sound_off;
-  }
-  const bell = $("notify-toggle");
-  if (bell) {
-    bell.hidden = !notifySupported();
-    const on = notifyOn();
-    bell.dataset.state = on ? "on" : "off";
-    bell.setAttribute("aria-pressed", String(on));
-    bell.textContent = on ? C.notify_on : C.notify;
-  }
-}
-
-$("sound-toggle")?.addEventListener("click", () => {
-  prefSet(SOUND_KEY, soundOn() ? "off" : "on");
-  renderAlertTools();
-});
-
-// Permission is asked only here, when the player presses the button (never on page load).
-$("notify-toggle")?.addEventListener("click", async () => {
-  const note = $("alert-note");
-  if (note) note.textContent = "";
-  if (notifyOn()) {
-    prefSet(NOTIFY_KEY, "off");
-    renderAlertTools();
-    return;
-  }
-  let permission = Notification.permission;
-  if (permission === "default") {
-    try { permission = await Notification.requestPermission(); } catch { permission = "denied"; }
-  }
-  prefSet(NOTIFY_KEY, permission === "granted" ? "on" : "off");
-  if (permission !== "granted" && note) note.textContent = C.notify_blocked;
-  renderAlertTools();
-});
-renderAlertTools();
-
 setInterval(tick, 250);
 connect();
 // A small hook for the browser tests and for debugging in the console: drop the socket to see the
 // reconnect path, read the last frame.
-window.cardroomTable = { dropSocket: () => ws && ws.close(), frame: () => frame, alerts: () => [...alertLog], switchTable };
+window.cardroomTable = { dropSocket: () => ws && ws.close(), frame: () => frame, alerts: alerts.log, switchTable };
