@@ -18,6 +18,7 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.services import user_create
+from arenas import services as arena_services
 from config.asgi import application
 from core import websocket
 from rooms import services as room_services
@@ -27,7 +28,7 @@ from tournaments import services as tournament_services
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SOCKETS = ["table", "queue", "tournament", "tournament-anonymous"]
+SOCKETS = ["table", "queue", "tournament", "tournament-anonymous", "arena", "lobby"]
 
 
 def _world() -> dict:
@@ -40,10 +41,13 @@ def _world() -> dict:
     t_room = Room.objects.create(name="31", slug="ws-otuzbir", game="otuzbir", seats=7, min_seats=2)
     tournament = tournament_services.tournament_create(name="Freezeout", room=t_room,
                                                        starts_at=timezone.now() + timedelta(hours=1))
+    a_room = Room.objects.create(name="Lembar arena", slug="ws-arena", game="lembar", seats=4, min_seats=2)
+    arena = arena_services.arena_create(name="Arena", room=a_room, starts_at=timezone.now() + timedelta(hours=2))
     return {"cookie": f"sessionid={client.cookies['sessionid'].value}".encode(),
             "paths": {"table": f"/ws/tables/{table.pk}/", "queue": "/ws/queue/",
                       "tournament": f"/ws/tournaments/{tournament.pk}/",
-                      "tournament-anonymous": f"/ws/tournaments/{tournament.pk}/"}}
+                      "tournament-anonymous": f"/ws/tournaments/{tournament.pk}/",
+                      "arena": f"/ws/arenas/{arena.pk}/", "lobby": "/ws/tournaments/lobby/"}}
 
 
 async def _open(world: dict, socket: str) -> tuple[WebsocketCommunicator, bool, int | None]:
@@ -58,7 +62,8 @@ async def _open(world: dict, socket: str) -> tuple[WebsocketCommunicator, bool, 
 async def _connect(world: dict, socket: str) -> WebsocketCommunicator:
     comm, connected, _ = await _open(world, socket)
     assert connected
-    await comm.receive_json_from(timeout=10)  # the snapshot
+    for _ in range(2 if socket == "lobby" else 1):  # the snapshot (the lobby's: tournament and arena cards)
+        await comm.receive_json_from(timeout=10)
     return comm
 
 
