@@ -64,6 +64,10 @@ class TableConsumer(ClientSocket):
         self.watching = False  # counted among the table's spectators (relay.Watchers)
         self.line: relay.SpectatorLine | None = None  # while a spectator at a table watched late
         self.counting = False  # the client asked for the spectator count (`spectators`)
+        # Protocol 2 (docs/protocol.md): a move's `event` and `state` frames come as one websocket frame,
+        # a JSON array of the two; protocol 1, the default, sends them as two frames.
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        self.batched = query.get("protocol") == ["2"]
         await self.accept()
         # Table messages (each carries every seat's frame and the spectators') come through the
         # process's relay, decoded once for all its sockets; the user's group (logout, tournament
@@ -214,6 +218,9 @@ class TableConsumer(ClientSocket):
                 self._start_late(event)
                 return
         self.last_version = event["version"]
+        if event.get("events") and self.batched:  # both texts are serialised already: joined, not re-encoded
+            await self.send(text_data=f"[{event['events']},{text}]")
+            return
         if event.get("events"):
             await self.send(text_data=event["events"])
         await self.send(text_data=text)

@@ -352,3 +352,35 @@ async def test_a_connect_that_fails_after_joining_leaves_the_relay(enqueued, mon
         await comm.wait(timeout=10)
     hub = relay.for_running_loop(get_channel_layer())
     assert table.pk not in hub.sockets  # without the cleanup the socket stayed joined for good
+
+
+async def test_protocol_2_gets_a_moves_event_and_state_in_one_frame_protocol_1_in_two(monkeypatch):
+    """docs/protocol.md: a socket opened with ``?protocol=2`` receives a move's `event` and `state` frames
+    as one websocket frame (a JSON array, in that order); the default protocol 1 keeps two frames."""
+    from gameworkers import tasks
+    from gameworkers.engines import get_engine
+
+    monkeypatch.setattr(tasks, "schedule_bot_turn", lambda *a, **k: None)
+    table, a, b, _ = await sync_to_async(_setup)()
+    start = table.version
+    batched = WebsocketCommunicator(application, f"/ws/tables/{table.pk}/?protocol=2",
+                                    headers=[(b"origin", b"http://127.0.0.1"),
+                                             (b"cookie", await sync_to_async(_session_cookie)(a))])
+    assert (await batched.connect(timeout=10))[0]
+    plain, connected, _ = await _connect(table.pk, await sync_to_async(_session_cookie)(b))
+    assert connected
+    for comm in (batched, plain):
+        assert (await comm.receive_json_from(timeout=10))["version"] == start  # the snapshot: a plain frame
+    seat = get_engine("lembar").to_act(table.state)[0]
+    mover = batched if seat == 0 else plain
+    await mover.send_json_to({"type": "move", "move": get_engine("lembar").legal_moves(table.state, seat)[0],
+                              "version": start})
+    both = json.loads(await batched.receive_from(timeout=10))
+    assert [f["type"] for f in both] == ["event", "state"] and {f["version"] for f in both} == {start + 1}
+    assert both[1]["seat"] == 0 and both[1]["view"]["seat"] == 0
+    first = json.loads(await plain.receive_from(timeout=10))
+    second = json.loads(await plain.receive_from(timeout=10))
+    assert (first["type"], second["type"]) == ("event", "state") and second["seat"] == 1
+    assert first["events"] == both[0]["events"]
+    for comm in (batched, plain):
+        await comm.disconnect()

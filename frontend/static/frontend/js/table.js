@@ -73,7 +73,9 @@ function showError(code, message) {
 // ----- websocket ------------------------------------------------------------------------
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  ws = new WebSocket(`${proto}//${location.host}${app.dataset.ws}`);
+  // Protocol 2: a move's event and state frames arrive together as one JSON array (docs/protocol.md).
+  const path = app.dataset.ws + (app.dataset.ws.includes("?") ? "&" : "?") + "protocol=2";
+  ws = new WebSocket(`${proto}//${location.host}${path}`);
   ws.onopen = () => {
     setConn("connected", C.connected);
     if (everConnected) send({ type: "resync" });
@@ -82,15 +84,9 @@ function connect() {
     app.dispatchEvent(new CustomEvent("table:open"));  // chat.js asks for its history
   };
   ws.onmessage = (e) => {
-    let msg;
-    try { msg = JSON.parse(e.data); } catch { return; }
-    // Other page scripts (chat.js) see each frame first and cancel the ones that are theirs.
-    if (!app.dispatchEvent(new CustomEvent("table:frame", { detail: msg, cancelable: true }))) return;
-    if (msg.type === "state") onState(msg);
-    else if (msg.type === "event") onEvent(msg);
-    else if (msg.type === "error") onError(msg);
-    else if (msg.type === "tournament") onTournament(msg);
-    else if (msg.type === "presence") onPresence(msg);
+    let data;
+    try { data = JSON.parse(e.data); } catch { return; }
+    for (const msg of Array.isArray(data) ? data : [data]) onFrame(msg);
   };
   ws.onclose = (e) => {
     pending = false;
@@ -105,6 +101,17 @@ function connect() {
     const wait = e.code === 4429 ? 60000 : Math.min(5000, 400 * 2 ** retry++);
     setTimeout(connect, wait);
   };
+}
+
+function onFrame(msg) {
+  if (!msg || typeof msg !== "object") return;
+  // Other page scripts (chat.js) see each frame first and cancel the ones that are theirs.
+  if (!app.dispatchEvent(new CustomEvent("table:frame", { detail: msg, cancelable: true }))) return;
+  if (msg.type === "state") onState(msg);
+  else if (msg.type === "event") onEvent(msg);
+  else if (msg.type === "error") onError(msg);
+  else if (msg.type === "tournament") onTournament(msg);
+  else if (msg.type === "presence") onPresence(msg);
 }
 
 function send(obj) {
