@@ -260,6 +260,8 @@ async def client(url: str, cookie: str, stats: dict, window: dict, think: tuple[
                 if raw.startswith(b'{"type":"event"'):
                     continue  # the public event frame before each state: nothing to act on
                 frame = orjson.loads(raw)
+                if isinstance(frame, list):  # protocol 2: a move's [event, state] in one frame
+                    frame = frame[-1]
                 if frame.get("type") != "state":
                     if frame.get("type") == "error":
                         refused = stats.setdefault("refused", Counter())
@@ -410,7 +412,8 @@ def run(args) -> dict:
                     everyone.set()
 
             window["arrived"] = on_arrival
-            tasks = [asyncio.create_task(client(f"ws://127.0.0.1:{stack.port}/ws/tables/{tid}/", cookie, stats,
+            query = "?protocol=2" if args.protocol == 2 else ""
+            tasks = [asyncio.create_task(client(f"ws://127.0.0.1:{stack.port}/ws/tables/{tid}/{query}", cookie, stats,
                                                 window, (args.think_min, args.think_max)))
                      for tid, cookie in seats]
             await everyone.wait()  # the clock starts once every client has connected (or failed to)
@@ -429,7 +432,7 @@ def run(args) -> dict:
         parts = {k: v - cpu0[k] for k, v in stack.cpu_by_part().items()}
         cpu = parts["web"] + parts["workers"] + parts["timers"]
         return {
-            "mode": args.mode, "games": games, "tables": args.tables, "workers": args.workers,
+            "mode": args.mode, "protocol": args.protocol, "games": games, "tables": args.tables, "workers": args.workers,
             "tables_still_running": running_tables(ids),
             "web_processes": args.web_processes,
             "seconds": round(elapsed, 1), "clients": stats["connected"], "moves": moves,
@@ -491,6 +494,9 @@ def main() -> None:
     parser.add_argument("--turn-seconds", type=int, default=20)
     parser.add_argument("--think-min", type=float, default=0.2)
     parser.add_argument("--think-max", type=float, default=1.0)
+    parser.add_argument("--protocol", type=int, choices=(1, 2), default=2,
+                        help="the table socket's protocol (docs/protocol.md): 2, as the site's table page speaks "
+                             "(a move's event and state in one frame), or 1 (two frames)")
     parser.add_argument("--bot-delay", default="50,150", help="the bots' think time, ms (BOT_DELAY_MS)")
     parser.add_argument("--connections", type=int, default=5000)
     parser.add_argument("--connect-concurrency", type=int, default=100,
