@@ -33,7 +33,7 @@ from wallets.models import Currency
 def _profile_extras(user) -> dict:
     from accounts.selectors import profile_context
 
-    ctx = profile_context(user=user)
+    ctx = profile_context(user=user, sections=("balances",))  # the lobby shows only the balances
     return {"balances": ctx.get("balances"), "bailout_count": ctx.get("bailout_count")}
 
 

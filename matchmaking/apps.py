@@ -13,7 +13,6 @@ class MatchmakingConfig(AppConfig):
         from matchmaking import receivers, selectors
         from rooms.signals import table_finished
 
-        if selectors.profile_ratings not in PROFILE_SECTIONS:
-            PROFILE_SECTIONS.append(selectors.profile_ratings)
+        PROFILE_SECTIONS["ratings"] = selectors.profile_ratings
         table_finished.connect(receivers.rate_finished_table, dispatch_uid="matchmaking.rate_finished_table")
         user_deleting.connect(receivers.leave_queue_on_deletion, dispatch_uid="matchmaking.leave_queue_on_deletion")

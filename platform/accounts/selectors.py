@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from accounts.models import User
 
-# Each provider returns extra context for the profile page; apps append theirs at ready().
-PROFILE_SECTIONS: list[Callable[[User], dict]] = []
+# Named sections of the profile page, each a provider of extra context; apps add theirs at ready()
+# (wallets "balances", matchmaking "ratings", rooms "welcome").
+PROFILE_SECTIONS: dict[str, Callable[[User], dict]] = {}
 
 
-def profile_context(*, user: User) -> dict:
+def profile_context(*, user: User, sections: Iterable[str] | None = None) -> dict:
+    """The profile's context; ``sections``: only these (a page that shows one part asks for no more)."""
     context: dict = {"profile_user": user}
-    for provider in PROFILE_SECTIONS:
-        context.update(provider(user))
+    for name, provider in PROFILE_SECTIONS.items():
+        if sections is None or name in sections:
+            context.update(provider(user))
     return context
 
 

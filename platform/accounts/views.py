@@ -101,7 +101,7 @@ def profile(request):
         form = ProfileForm(initial={"display_name": user.public_name,
                                     "preferred_language": user.preferred_language})
     return render(request, "accounts/profile.html", {
-        "form": form, **selectors.profile_context(user=user)})  # the welcome grant: rooms' section
+        "form": form, **selectors.profile_context(user=user)})
 
 
 def bot_profile(request, username: str):
@@ -238,7 +238,7 @@ def email(request):
                                             "address.") % {"email": address})
                 return redirect("accounts:email")
     response = render(request, "accounts/email.html", {
-        "form": form, **selectors.profile_context(user=user),  # "welcome" among them
+        "form": form, **selectors.profile_context(user=user, sections=("welcome",)),
         "max_age_h": conf.get("EMAIL_VERIFY_MAX_AGE_S") // 3600}, status=status)
     return _throttled(response, conf.get("EMAIL_VERIFY_WINDOW_S")) if status == 429 else response
 

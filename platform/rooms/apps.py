@@ -20,7 +20,6 @@ class RoomsConfig(AppConfig):
         access_lost.connect(close_user_sockets, dispatch_uid="rooms.close_user_sockets_on_lost_access")
         email_verified.connect(receivers.release_welcome_on_email_verified, dispatch_uid="rooms.welcome_on_email")
         register_check(ended_tables_with_escrow)
-        for registry, provider in ((DELETION_BLOCKERS, selectors.seats_blocking_deletion),
-                                   (PROFILE_SECTIONS, selectors.welcome_section)):
-            if provider not in registry:
-                registry.append(provider)
+        if selectors.seats_blocking_deletion not in DELETION_BLOCKERS:
+            DELETION_BLOCKERS.append(selectors.seats_blocking_deletion)
+        PROFILE_SECTIONS["welcome"] = selectors.welcome_section

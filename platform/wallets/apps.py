@@ -11,6 +11,5 @@ class WalletsConfig(AppConfig):
         from accounts.signals import user_created
         from wallets import receivers, selectors
 
-        if selectors.profile_section not in PROFILE_SECTIONS:
-            PROFILE_SECTIONS.append(selectors.profile_section)
+        PROFILE_SECTIONS["balances"] = selectors.profile_section
         user_created.connect(receivers.grant_welcome_on_create, dispatch_uid="wallets.welcome_grant")

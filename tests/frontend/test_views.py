@@ -180,7 +180,7 @@ def test_lobby_shows_balances_from_the_profile_providers(client_in, room, monkey
     def provider(user):
         return {"balances": [{"currency": "CHP", "label": "Chip", "amount": 500}], "bailout_count": 2}
 
-    monkeypatch.setattr(account_selectors, "PROFILE_SECTIONS", [provider])
+    monkeypatch.setattr(account_selectors, "PROFILE_SECTIONS", {"balances": provider})
     html = client_in.get("/").content.decode()
     assert 'data-currency="CHP">500<' in html and 'data-testid="bailouts">2<' in html
 
