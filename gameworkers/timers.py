@@ -17,7 +17,6 @@ import logging
 import os
 import socket
 import time
-from datetime import timedelta
 
 log = logging.getLogger(__name__)
 
@@ -182,11 +181,8 @@ def sweep() -> int:
 
 
 def claim_due(*, reclaim: bool = True, now=None) -> list[list[int]]:
-    """Claim the due deadlines in one statement: [table id, version] pairs (``live.rows.claim_due``)."""
-    from django.utils import timezone
+    """Claim the due deadlines in one statement: [table id, version] pairs (``rooms.services.due_tables``)."""
+    from rooms import services
 
-    from live import rows
-
-    now = now or timezone.now()
-    stale = now - timedelta(seconds=RETRY_AFTER_S) if reclaim else None
-    return [[pk, version] for pk, version in rows.claim_due(now=now, stale=stale, limit=CLAIM_LIMIT)]
+    return [[pk, version] for pk, version in services.due_tables(
+        now=now, retry_after_s=RETRY_AFTER_S, limit=CLAIM_LIMIT, reclaim=reclaim)]

@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Q
 from django.utils import timezone
 
 from rooms import selectors
-from rooms.models import SeatStatus, Table, TableStatus
+from rooms.models import SeatStatus, Table
 from rooms.services.base import _after_commit_broadcast, _record
 
 
@@ -144,25 +143,14 @@ def _set_deadline(table: Table, engine) -> None:
 
 def due_tables(*, now: datetime | None = None, retry_after_s: float = 3.0, limit: int = 500,
                reclaim: bool = True) -> list[tuple[int, int]]:
-    """Claim due deadlines for the timer: (table id, version) pairs not enqueued in the last seconds.
+    """Claim due deadlines for the timer: (table id, version) pairs not handed out in the last seconds.
 
-    The claim is a conditional UPDATE, so two timer processes never both enqueue the same
-    deadline within ``retry_after_s``; a deadline whose task was lost is claimed again after it
-    (only when ``reclaim``: the caller turns it off while the workers have a backlog).
+    One conditional ``UPDATE … RETURNING`` (``live.rows.claim_due``), so two timer processes never
+    both hand out the same deadline within ``retry_after_s``; a deadline whose task was lost is claimed
+    again after it (only when ``reclaim``: the caller turns it off while the workers have a backlog).
     """
+    from live import rows
+
     now = now or timezone.now()
-    stale = now - timedelta(seconds=retry_after_s)
-    unclaimed = Q(deadline_enqueued_at__isnull=True)
-    if reclaim:
-        unclaimed |= Q(deadline_enqueued_at__lt=stale)
-    candidates = list(
-        Table.objects.filter(status=TableStatus.RUNNING, deadline_at__lte=now).filter(unclaimed)
-        .order_by("deadline_at").values_list("pk", "version")[:limit]
-    )
-    claimed = []
-    for pk, version in candidates:
-        won = Table.objects.filter(pk=pk, version=version, status=TableStatus.RUNNING).filter(
-            unclaimed).update(deadline_enqueued_at=now)
-        if won:
-            claimed.append((pk, version))
-    return claimed
+    stale = now - timedelta(seconds=retry_after_s) if reclaim else None
+    return rows.claim_due(now=now, stale=stale, limit=limit)
