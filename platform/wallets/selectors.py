@@ -23,7 +23,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from wallets.models import Account, AccountKind, Currency, Entry, LedgerTransaction, TableTerms, TxKind, WalletSettings
-from wallets.services import welcome_real_granted
+from wallets.services import welcome_real_granted, welcome_real_waits_for_email
 from wallets.table_money import ANTE, CASUAL, CHERKI_MIN_POINTS, PER_POINT, POT
 
 CURRENCY_ORDER = [Currency.CHIP, Currency.MUTIARA, Currency.KELERENG]
@@ -365,8 +365,6 @@ def welcome_status(*, user, played: bool) -> dict:
     (``requires_email``, ``delay_h``), the amounts, ``granted``; else what they still wait for
     (``needs_email``; ``needs_play``: no finished game yet (``played``, which the tables know) and
     ``hours_left`` of the delay)."""
-    from wallets.services import welcome_real_waits_for_email
-
     conf = WalletSettings.load()
     status = {"mutiara": conf.welcome_mutiara, "kelereng": conf.welcome_kelereng,
               "requires_email": bool(settings.WELCOME_REQUIRES_VERIFIED_EMAIL),
