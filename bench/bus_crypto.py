@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CPU cost of encrypting the channel layer (issue 23 #4): one table message (every seat's frame and the
-spectators') serialised as published and deserialised as each ASGI process's relay reads it, with and
-without the deployment's Fernet keys (``CHANNEL_LAYER_KEYS``). Results: docs/benchmarks.md.
+spectators') serialised as published and deserialised as each ASGI process's relay reads it: plain
+msgpack, channels_redis' Fernet, and the sealed serializer the settings use (``live.bus_cipher``,
+AES-GCM-SIV), with the deployment's keys (``CHANNEL_LAYER_KEYS``). Results: docs/benchmarks.md.
 
   python bench/bus_crypto.py [--seats 4] [--rounds 20000]
 """
@@ -28,6 +29,7 @@ from channels_redis.serializers import registry  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from gameworkers.engines import get_engine  # noqa: E402
+from live import bus_cipher  # noqa: E402
 
 
 def table_message(seats: int) -> dict:
@@ -41,8 +43,8 @@ def table_message(seats: int) -> dict:
             "seats": {str(100 + s): s for s in range(seats)}, "events": json.dumps({"type": "event", "events": []})}
 
 
-def measure(message: dict, keys: list[str] | None, rounds: int) -> tuple[int, float, float]:
-    serializer = registry.get_serializer("msgpack", symmetric_encryption_keys=keys)
+def measure(message: dict, form: str, keys: list[str] | None, rounds: int) -> tuple[int, float, float]:
+    serializer = registry.get_serializer(form, symmetric_encryption_keys=keys)
     start = time.process_time()
     for _ in range(rounds):
         data = serializer.serialize(message)
@@ -59,8 +61,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20000)
     args = parser.parse_args()
     message = table_message(args.seats)
-    for label, keys in (("plain", None), ("encrypted", settings.CHANNEL_LAYER_KEYS)):
-        size, out_us, in_us = measure(message, keys, args.rounds)
+    keys = settings.CHANNEL_LAYER_KEYS
+    for label, form, with_keys in (("plain", "msgpack", None), ("fernet", "msgpack", keys),
+                                   ("sealed", bus_cipher.FORMAT, keys)):
+        size, out_us, in_us = measure(message, form, with_keys, args.rounds)
         print(f"{label:9} {size:6} bytes  publish {out_us:6.1f} us  receive {in_us:6.1f} us (CPU per message)")
 
 

@@ -204,8 +204,8 @@ SESSION_ENGINE = "django.contrib.sessions.backends.db"
 # design, like any layer; every frame carries the version and clients resync on a gap.
 # Pub/sub channels are server-wide in Redis (whatever database number a client uses), and a table's
 # message carries every seat's hidden hand: channel names get a per-deployment prefix, and every
-# message is encrypted and authenticated (Fernet) with a key derived from SECRET_KEY, which only this
-# deployment's processes hold. A bare subscriber sees channel names and ciphertext.
+# message is encrypted and authenticated (AES-GCM-SIV, live.bus_cipher) with a key derived from SECRET_KEY,
+# which only this deployment's processes hold. A bare subscriber sees channel names and ciphertext.
 CHANNEL_PREFIX = env.str("CHANNEL_PREFIX", default="") or (
     "cr" + hashlib.sha256(b"channel-prefix:" + SECRET_KEY.encode()).hexdigest()[:12])
 CHANNEL_LAYER_KEYS = env.list("CHANNEL_LAYER_KEYS", default=[]) or [
@@ -217,7 +217,8 @@ SEED_KEYS = env.list("SEED_KEYS", default=[]) or [
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "live.channel_layer.RedisPubSubChannelLayer",  # one retry after a Redis restart
-        "CONFIG": {"hosts": [REDIS_URL], "prefix": CHANNEL_PREFIX, "symmetric_encryption_keys": CHANNEL_LAYER_KEYS},
+        "CONFIG": {"hosts": [REDIS_URL], "prefix": CHANNEL_PREFIX, "symmetric_encryption_keys": CHANNEL_LAYER_KEYS,
+                   "serializer_format": "msgpack-sealed"},
     }
 }
 

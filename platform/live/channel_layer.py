@@ -17,6 +17,8 @@ from channels_redis.pubsub import RedisPubSubChannelLayer as _PubSubLayer
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from live import bus_cipher  # noqa: F401  (registers the sealed serializer the settings name)
+
 log = logging.getLogger(__name__)
 
 
