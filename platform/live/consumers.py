@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections import deque
+import weakref
+from collections import Counter, deque
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
@@ -27,6 +28,54 @@ from rooms.models import Table, TableStatus
 log = logging.getLogger(__name__)
 
 PRESENCE_REFRESH_S = 20  # well within selectors.PRESENCE_FRESH_S
+PRESENCE_COUNTS_RENEWED_EVERY = 90  # refreshes (30 min; the counts live services.PRESENCE_KEEP_S, hours)
+
+
+class PresenceKeeper:
+    """Says every PRESENCE_REFRESH_S that this process's seated table sockets are alive, all in one cache
+    round trip (``services.tables_alive``): the sockets of a process that died without closing them stop
+    counting after ``selectors.PRESENCE_FRESH_S``. One per event loop; a task per socket, each with its
+    own thread hop and two round trips, cost more CPU than the moves' broadcasts at 1,200 sockets."""
+
+    def __init__(self) -> None:
+        self.sockets: Counter[tuple[int, int]] = Counter()
+        self.task: asyncio.Task | None = None
+        self.rounds = 0
+
+    def add(self, table_id: int, user_id: int) -> None:
+        self.sockets[(table_id, user_id)] += 1
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._keep())
+
+    def discard(self, table_id: int, user_id: int) -> None:
+        key = (table_id, user_id)
+        self.sockets[key] -= 1
+        if self.sockets[key] <= 0:
+            del self.sockets[key]
+
+    async def _keep(self) -> None:
+        while True:
+            await asyncio.sleep(PRESENCE_REFRESH_S)
+            if not self.sockets:
+                continue
+            self.rounds += 1
+            try:
+                await database_sync_to_async(services.tables_alive)(
+                    connections=list(self.sockets), keep_counts=self.rounds % PRESENCE_COUNTS_RENEWED_EVERY == 0)
+            except Exception:
+                log.warning("table sockets' presence not refreshed", exc_info=True)
+
+
+_presence_keepers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, PresenceKeeper] = weakref.WeakKeyDictionary()
+
+
+def presence_keeper() -> PresenceKeeper:
+    """The running event loop's keeper."""
+    loop = asyncio.get_running_loop()
+    keeper = _presence_keepers.get(loop)
+    if keeper is None:
+        keeper = _presence_keepers[loop] = PresenceKeeper()
+    return keeper
 
 
 class TableConsumer(ClientSocket):
@@ -82,7 +131,8 @@ class TableConsumer(ClientSocket):
                 # Before joining (the news that they are back is for the others) and before the snapshot
                 # (which lists the seats whose player is away).
                 await self._say_present()
-                self.presence_task = asyncio.get_running_loop().create_task(self._keep_presence())
+                self.presence_kept = presence_keeper()
+                self.presence_kept.add(self.table_id, self.user.pk)
             await self.relay_joined.join(self.table_id, self)
             for group in self.groups_joined:
                 await self.channel_layer.group_add(group, self.channel_name)
@@ -97,10 +147,10 @@ class TableConsumer(ClientSocket):
             raise
 
     async def disconnect(self, code: int) -> None:
-        presence_task = getattr(self, "presence_task", None)
-        if presence_task is not None:
-            self.presence_task = None
-            presence_task.cancel()
+        presence_kept = getattr(self, "presence_kept", None)
+        if presence_kept is not None:
+            self.presence_kept = None
+            presence_kept.discard(self.table_id, self.user.pk)
             try:
                 await database_sync_to_async(services.table_connection)(
                     table_id=self.table_id, user_id=self.user.pk, change="close")
@@ -346,10 +396,3 @@ class TableConsumer(ClientSocket):
                 table_id=self.table_id, user_id=self.user.pk, change=change)
         except Exception:  # the database or cache is down: the others simply do not hear it
             log.warning("table %s: presence not updated", self.table_id, exc_info=True)
-
-    async def _keep_presence(self) -> None:
-        """Say every PRESENCE_REFRESH_S that this socket is alive: the sockets of a process that died
-        without closing them stop counting after ``selectors.PRESENCE_FRESH_S``."""
-        while True:
-            await asyncio.sleep(PRESENCE_REFRESH_S)
-            await self._say_present("alive")

@@ -14,7 +14,7 @@ from rooms.services.base import engine_options, now_ms
 from rooms.services.clock import due_tables
 from rooms.services.ending import room_close, table_stop
 from rooms.services.moves import table_announce, table_fire_deadline, table_play
-from rooms.services.presence import table_connection
+from rooms.services.presence import table_connection, tables_alive
 from rooms.services.tables import (
     play_with_bots,
     table_add_bot,
@@ -34,6 +34,7 @@ __all__ = [
     "table_add_bot",
     "table_announce",
     "table_connection",
+    "tables_alive",
     "table_fire_deadline",
     "table_open",
     "table_open_seated",

@@ -27,11 +27,10 @@ def table_connection(*, table_id: int, user_id: int, change: str) -> None:
         raise TableError("bad_connection_change", f"A connection change is one of {', '.join(CONNECTION_CHANGES)}.")
     count_key, seen_key = selectors.presence_keys(table_id=table_id, user_id=user_id)
     now = now_ms()
+    if change == "alive":
+        tables_alive(connections=[(table_id, user_id)], keep_counts=True)
+        return
     try:
-        if change == "alive":
-            cache.set(seen_key, now, PRESENCE_KEEP_S)
-            cache.touch(count_key, PRESENCE_KEEP_S)
-            return
         found = cache.get_many([count_key, seen_key])
         before = selectors.presence_state(found.get(count_key), found.get(seen_key), now_ms=now)
         if change == "open":
@@ -58,6 +57,24 @@ def table_connection(*, table_id: int, user_id: int, change: str) -> None:
                                                             "seat": seat, "connected": after == selectors.ONLINE})])
     except Exception:  # the layer is lossy by contract; a snapshot carries ``away`` again
         log.warning("presence of table %s not sent", table_id, exc_info=True)
+
+
+def tables_alive(*, connections: list[tuple[int, int]], keep_counts: bool = False) -> None:
+    """The sockets of these (table, user) pairs are alive: their last-heard time is now, in one cache round
+    trip for all of them (an ASGI process says it for all its seated sockets every 20 s). With
+    ``keep_counts``, their socket counts' lifetimes are renewed too (one round trip each; ``PRESENCE_KEEP_S``
+    is hours, so a process does it only now and then)."""
+    if not connections:
+        return
+    now = now_ms()
+    keys = [selectors.presence_keys(table_id=table_id, user_id=user_id) for table_id, user_id in connections]
+    try:
+        cache.set_many({seen_key: now for _, seen_key in keys}, PRESENCE_KEEP_S)
+        if keep_counts:
+            for count_key, _ in keys:
+                cache.touch(count_key, PRESENCE_KEEP_S)
+    except Exception:  # the cache is down: presence is a courtesy
+        log.warning("presence of %s table sockets not refreshed", len(connections), exc_info=True)
 
 
 def _cache_add_to(key: str, delta: int) -> int:

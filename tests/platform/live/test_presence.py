@@ -5,6 +5,8 @@ and reconnecting")."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
@@ -122,3 +124,34 @@ async def test_the_player_on_turn_away_when_their_time_runs_out_gets_the_grace()
     assert await sync_to_async(_fire_now)(table.pk)
     assert (await _next(other, "state"))["version"] > table.version
     await other.disconnect()
+
+
+async def test_one_refresh_says_every_seated_socket_of_the_process_is_alive(monkeypatch):
+    from django.core.cache import cache
+
+    from live import consumers
+
+    monkeypatch.setattr(consumers, "PRESENCE_REFRESH_S", 0.1)
+    table, players, watcher = await sync_to_async(_setup)()
+    comms = [await _connect(table.pk, user) for user in (*players.values(), watcher)]
+    keeper = consumers.presence_keeper()
+    seated = {(table.pk, user.pk) for user in players.values()}
+    assert set(keeper.sockets) == seated  # the spectator is not watched
+    stale = await sync_to_async(services.now_ms)() - selectors.PRESENCE_FRESH_S * 1000 - 1
+    for user in players.values():  # as if nobody had been heard from for a minute
+        await sync_to_async(cache.set)(selectors.presence_keys(table_id=table.pk, user_id=user.pk)[1], stale)
+    calls = []
+    real = services.tables_alive
+    monkeypatch.setattr(services, "tables_alive", lambda **kw: calls.append(kw) or real(**kw))
+    for _ in range(50):
+        if calls:
+            break
+        await asyncio.sleep(0.05)
+    assert calls and set(calls[0]["connections"]) == seated  # one call for all of them
+    for user in players.values():
+        assert await sync_to_async(selectors.presence)(table_id=table.pk, user_id=user.pk) == selectors.ONLINE
+    await comms[0].disconnect()
+    assert set(keeper.sockets) == seated - {(table.pk, players["on_turn"].pk)}
+    for comm in comms[1:]:
+        await comm.disconnect()
+    assert not keeper.sockets

@@ -9,6 +9,8 @@ from datetime import timedelta
 from unittest import mock
 
 import pytest
+import redis
+from django.conf import settings
 from django.core.cache import cache
 from django.test import override_settings
 from django.utils import timezone
@@ -261,6 +263,24 @@ def test_presence_counts_open_sockets_only_while_they_are_heard_from(lembar_room
     services.table_connection(table_id=table.pk, user_id=a.pk, change="close")
     assert selectors.presence(table_id=table.pk, user_id=a.pk) == selectors.DROPPED
     assert cache.get(count_key) == 0
+
+
+def test_one_call_says_many_sockets_are_alive_and_can_renew_their_counts(lembar_room, make_user):
+    tables = [_started(lembar_room, [make_user(), make_user()]) for _ in range(2)]
+    pairs = [(t.pk, e["user_id"]) for t in tables for e in t.seating]
+    for table_id, user_id in pairs:
+        services.table_connection(table_id=table_id, user_id=user_id, change="open")
+        cache.set(selectors.presence_keys(table_id=table_id, user_id=user_id)[1],
+                  services.now_ms() - selectors.PRESENCE_FRESH_S * 1000 - 1)
+    assert all(selectors.presence(table_id=t, user_id=u) == selectors.DROPPED for t, u in pairs)
+    services.tables_alive(connections=pairs)
+    assert all(selectors.presence(table_id=t, user_id=u) == selectors.ONLINE for t, u in pairs)
+    count_key = selectors.presence_keys(table_id=pairs[0][0], user_id=pairs[0][1])[0]
+    cache.touch(count_key, 5)
+    services.tables_alive(connections=pairs[:1], keep_counts=True)
+    ttl = redis.Redis.from_url(settings.CACHES["default"]["LOCATION"]).ttl(cache.make_key(count_key))
+    assert ttl > 3600  # renewed to hours
+    services.tables_alive(connections=[])  # nothing to say: no round trip, no error
 
 
 def _entry_of(table: Table, user_id: int) -> dict:
