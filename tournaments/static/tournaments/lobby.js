@@ -1,6 +1,6 @@
 // The lobby's tournament cards follow /ws/tournaments/lobby/: status, players registered or left (a sit &
 // go: "3 of 6 registered"), ante, prize pool and the split as it stands, pushed whenever a tournament
-// changes (never polled). (It took over from frontend/js/tournament_lobby.js to show the split.)
+// changes (never polled).
 import { esc, fmt, loadLabels } from "../frontend/js/util.js";
 import { followLobby } from "../frontend/js/lobby_socket.js";
 import { payoutsText } from "./common.js";
