@@ -14,8 +14,9 @@ lobby socket ``/ws/tournaments/lobby/``, which sends the arena cards with its sn
 as the group message type ``tournament.card``, which that consumer forwards as it is.
 
 The leaderboard is pushed at most once per ``ARENA_PUSH_INTERVAL_S`` (setting, default 1 s) per arena:
-a change inside the interval marks the arena dirty and the timer's housekeeping (every second while
-an arena runs) pushes it. Starting, finishing and cancelling push at once. The layer is lossy: pages
+a change inside the interval marks the arena dirty (and raises one flag for all arenas, ``HELD_BACK_KEY``)
+and the timer's housekeeping (every second while an arena runs, or while a push is held back) pushes it,
+a scheduled arena's too (its joins: "12 registered" on the lobby card). Starting, finishing and cancelling push at once. The layer is lossy: pages
 re-read the snapshot on (re)connect.
 """
 
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 
 USER_MESSAGE = "tournament.table"  # the user group's forwarding type (above)
 LOBBY_MESSAGE = "tournament.card"  # the lobby group's forwarding type (above)
+HELD_BACK_KEY = "arenas:held-back"  # some arena has a push held back (the timer's kick looks here)
 
 
 def group(arena_id: int) -> str:
@@ -59,7 +61,7 @@ def _may_push(arena_id: int) -> bool:
         return True
     if cache.add(f"arenas:pushed:{arena_id}", 1, timeout=max(1, math.ceil(interval))):
         return True
-    cache.set(_dirty_key(arena_id), 1, timeout=60)
+    cache.set_many({_dirty_key(arena_id): 1, HELD_BACK_KEY: 1}, timeout=60)
     return False
 
 
@@ -89,6 +91,11 @@ def lobby_message(arena_id: int) -> tuple[str, dict]:
 
     card = selectors.lobby_card(arena=Arena.objects.get(pk=arena_id))
     return LOBBY_GROUP, {"type": LOBBY_MESSAGE, "frame": {"type": "arena.card", "card": card}}
+
+
+def held_back() -> bool:
+    """Whether a push was held back since the last look (the flag is cleared: marks after this raise it again)."""
+    return bool(cache.delete(HELD_BACK_KEY))
 
 
 def flush(arena_id: int) -> None:

@@ -410,6 +410,9 @@ def housekeeping(*, now: datetime | None = None) -> dict:
 
     now = _now(now)
     done = {"started": 0, "scored": 0, "paired": 0, "finished": 0}
+    if broadcast.held_back():  # running arenas flush below; a scheduled one's joins would wait for its start
+        for pk in Arena.objects.filter(status=Status.SCHEDULED).values_list("pk", flat=True):
+            broadcast.flush(pk)
     for pk in Arena.objects.filter(status=Status.SCHEDULED, starts_at__lte=now).values_list("pk", flat=True):
         try:
             start(arena_id=pk, now=now)

@@ -30,17 +30,18 @@ def enqueue_game_over(table_id: int) -> None:
 
 def kick(*, interval_s: int = 1) -> bool:
     """Called by the timer sweep: at most one housekeeping pass per second, only while an arena is
-    running or due to start; never raises (the timer loop must keep sweeping deadlines)."""
+    running or due to start, or a push was held back; never raises (the timer loop must keep sweeping)."""
     try:
         if not cache.add(KICK_KEY, 1, timeout=interval_s):
             return False
         from django.db.models import Q
         from django.utils import timezone
 
+        from arenas.broadcast import HELD_BACK_KEY
         from arenas.models import Arena, Status
 
-        due = Arena.objects.filter(Q(status=Status.RUNNING)
-                                   | Q(status=Status.SCHEDULED, starts_at__lte=timezone.now())).exists()
+        due = cache.get(HELD_BACK_KEY) is not None or Arena.objects.filter(
+            Q(status=Status.RUNNING) | Q(status=Status.SCHEDULED, starts_at__lte=timezone.now())).exists()
         if due:
             housekeeping.delay()
         return due

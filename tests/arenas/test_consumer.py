@@ -127,6 +127,37 @@ def test_pushes_within_the_interval_wait_for_housekeeping(db, make_arena, settin
     assert ("user.5", {"type": "tournament.table", "frame": frame}) in sent
 
 
+def test_a_scheduled_arenas_held_back_joins_reach_the_lobby_within_a_housekeeping_pass(
+        db, make_arena, make_user, settings, monkeypatch):
+    """Joins to an arena that has not started come within the push interval of each other: the last ones
+    were held back until the start (the kick looked only at running or due arenas)."""
+    from django.core.cache import cache
+
+    from arenas import broadcast, services, tasks
+
+    settings.ARENA_PUSH_INTERVAL_S = 1
+    arena = make_arena()  # starts in an hour
+    sent: list = []
+    monkeypatch.setattr(broadcast, "publish", lambda messages: sent.extend(messages))
+    cache.delete_many([f"arenas:pushed:{arena.pk}", broadcast.HELD_BACK_KEY, tasks.KICK_KEY])
+    kicked: list = []
+    monkeypatch.setattr(tasks.housekeeping, "delay", lambda: kicked.append(1))
+    assert tasks.kick() is False and not kicked  # nothing running, nothing due, nothing held back
+
+    for _ in range(2):
+        services.join(arena_id=arena.pk, user=make_user())
+    cards = [m[1]["frame"]["card"] for m in sent if m[1]["type"] == broadcast.LOBBY_MESSAGE]
+    assert len(cards) == 1  # the second join was held back
+    cache.delete(tasks.KICK_KEY)
+    assert tasks.kick() is True and kicked  # the timer's next sweep
+    services.housekeeping()
+    cards = [m[1]["frame"]["card"] for m in sent if m[1]["type"] == broadcast.LOBBY_MESSAGE]
+    assert [c["players"] for c in cards] == [1, 2]  # the second join reached the lobby card
+    sent.clear()
+    services.housekeeping()  # nothing held back any more: nothing pushed
+    assert sent == []
+
+
 async def test_the_lobby_socket_sends_the_arena_cards_then_each_change(make_arena, make_user, settings, monkeypatch):
     """The lobby's one socket (/ws/tournaments/lobby/) carries the arena cards too: all of them on connect
     and on resync, then the changed one with every leaderboard push (players, status, window, leader)."""
