@@ -145,7 +145,7 @@ def _bot_move(table: Table | None, seat: int, version: int, bots: dict[int, tupl
         return {"ok": True, "passed": True}
     try:
         new_version = move_pool.play(table_id=table.pk, seat_number=seat, move=move, expected_version=version,
-                                     user_id=entry["user_id"])
+                                     user_id=entry["user_id"], read=table)
     except TableError as exc:
         return {"ok": False, "code": exc.code}
     if bot.memory != memory:

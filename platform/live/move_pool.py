@@ -11,12 +11,16 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
 from rooms import broadcast, services
 from rooms.errors import TableError
+
+if TYPE_CHECKING:
+    from rooms.models import Table
 
 _executor: ThreadPoolExecutor | None = None
 
@@ -31,13 +35,15 @@ def _pool() -> ThreadPoolExecutor:
     return _executor
 
 
-def play(*, table_id: int, seat_number: int, move: dict, expected_version: int, user_id: int) -> int:
+def play(*, table_id: int, seat_number: int, move: dict, expected_version: int, user_id: int,
+         read: Table | None = None) -> int:
     """``services.table_play`` on this thread's kept connection (which refuses an inactive account,
     ``account_inactive``); a connection that broke (a database restart, a terminated backend)
     is replaced and the move tried once more, which is safe because the move is version-checked (a move
-    that did commit is then refused as stale, never applied twice)."""
+    that did commit is then refused as stale, never applied twice). ``read``: the table as the caller
+    read it (``services.table_play``: one round trip when nothing changed since)."""
     call = partial(services.table_play, table_id=table_id, seat_number=seat_number, move=move,
-                   expected_version=expected_version, user_id=user_id)
+                   expected_version=expected_version, user_id=user_id, read=read)
     try:
         return call()
     except (InterfaceError, OperationalError):

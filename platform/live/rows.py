@@ -21,7 +21,7 @@ from functools import cache, lru_cache
 
 import psycopg
 from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import DEFAULT_DB_ALIAS, DataError, IntegrityError, connection, connections
 from django.db.models import IntegerField, JSONField
 from django.utils import timezone
 from psycopg.types.json import Jsonb
@@ -160,7 +160,7 @@ def lock_table(table_id: int, *, actor_id: int | None = None) -> Table | None:
 def load_tables(table_ids: list[int]) -> dict[int, Table]:
     """Several tables with their rooms in one prepared statement, not locked (a batch of automatic moves
     or bot turns reads them to decide; each move then locks its table and checks the version it read).
-    Tables that do not exist are missing from the answer. ``host`` is not loaded (fetched if ever read)."""
+    Tables that do not exist are missing from the answer. Of the host only the username is loaded."""
     ids = sorted({int(t) for t in table_ids})
     if not ids:
         return {}
@@ -172,6 +172,8 @@ def load_tables(table_ids: list[int]) -> dict[int, Table]:
     for row in found:
         table = _instance(db, Table, list(row[:table_width]))
         table.room = _instance(db, Room, list(row[table_width:table_width + room_width]))
+        if table.host_id is not None:
+            table.host = get_user_model().from_db(db.alias, ["id", "username"], [table.host_id, row[-1]])
         tables[table.pk] = table
     return tables
 
@@ -179,12 +181,14 @@ def load_tables(table_ids: list[int]) -> dict[int, Table]:
 @lru_cache(maxsize=64)  # PostgreSQL: one shape (an array); SQLite: one per batch size
 def _read_sql(vendor: str, count: int) -> str:
     qn = connection.ops.quote_name
+    user = get_user_model()
     columns = ([f"t.{qn(f.column)}" for f in Table._meta.concrete_fields]
-               + [f"r.{qn(f.column)}" for f in Room._meta.concrete_fields])
+               + [f"r.{qn(f.column)}" for f in Room._meta.concrete_fields] + [f"u.{qn('username')}"])
     where = f"t.{qn('id')} = ANY(%s::bigint[])" if vendor == "postgresql" else (
         f"t.{qn('id')} IN ({', '.join(['%s'] * count)})")
     return (f"SELECT {', '.join(columns)} FROM {qn(Table._meta.db_table)} t "
-            f"JOIN {qn(Room._meta.db_table)} r ON r.{qn('id')} = t.{qn('room_id')} WHERE {where}")
+            f"JOIN {qn(Room._meta.db_table)} r ON r.{qn('id')} = t.{qn('room_id')} "
+            f"LEFT JOIN {qn(user._meta.db_table)} u ON u.{qn('id')} = t.{qn('host_id')} WHERE {where}")
 
 
 def claim_due(*, now, stale, limit: int) -> list[tuple[int, int]]:
@@ -346,3 +350,93 @@ def _insert_shape(vendor: str, model, names: tuple[str, ...], count: int) -> tup
     sql = (f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
            f"VALUES {', '.join([placeholders] * count)}")
     return sql, [(field, _preparer(vendor, field)) for field in fields]
+
+
+# ----- a step written without the row lock ------------------------------------------------------------
+
+STEP_FIELDS = ("state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at", "last_event_seq", "seating")
+# Not compared: the state moves only with the version, and the timer's claim mark is the one column
+# written without a new version (the step clears it, as the locked path does).
+_NOT_COMPARED = {"id", "state", "deadline_enqueued_at"}
+
+
+def unlocked_writes() -> bool:
+    """Whether ``write_step_if_unchanged`` can be used here: PostgreSQL with pipelines, outside a transaction."""
+    db = _db()
+    return db.vendor == "postgresql" and pg_pipeline.available() and not db.in_atomic_block
+
+
+def write_step_if_unchanged(read: Table, table: Table, moves: list[dict], events: list[tuple[int, dict]], *,
+                            actor_id: int | None) -> bool:
+    """Write a step computed from ``read`` without locking the row: the table's update and the step's move
+    and event rows in ONE statement and one round trip (no BEGIN, no lock, no COMMIT; one statement is its
+    own transaction), applied only if the table's row is still as read (every column but the state, which
+    moves only with the version, and the timer's claim mark), its room's row too, and the acting account
+    (``actor_id``) is active. The inserts take their rows from the update's, so when the row changed
+    nothing at all is written. Returns whether the step was written; False leaves the caller to take the
+    locked path. Only where ``unlocked_writes()``."""
+    db = _db()
+    sql, table_set, table_compared, room_compared, move_columns, event_columns = _guarded_shape(
+        len(moves), len(events), actor_id is not None)
+    params = [prepare(db, field, getattr(table, field.attname)) for field, prepare in table_set]
+    params.append(read.pk)
+    params += [prepare(db, field, getattr(read, field.attname)) for field, prepare in table_compared]
+    params.append(read.room_id)
+    params += [prepare(db, field, getattr(read.room, field.attname)) for field, prepare in room_compared]
+    if actor_id is not None:
+        params.append(actor_id)
+    for m in moves:
+        params += [prepare(db, field, value) for (field, prepare), value in
+                   zip(move_columns, (table.pk, m["seq"], m["seat"], m["move"], m["now_ms"]), strict=True)]
+    if events:
+        now = timezone.now()
+        for seq, event in events:
+            params += [prepare(db, field, value) for (field, prepare), value in
+                       zip(event_columns, (table.pk, seq, event.get("type", "event"), event, table.version, now),
+                           strict=True)]
+    try:
+        found = _round_trip(db, pg_pipeline.Command(sql, params))
+    except (IntegrityError, DataError):  # nothing was written (one statement): the locked path decides
+        return False
+    return bool(found and found[0][0])
+
+
+_MOVE_NAMES = ("table", "seq", "seat", "move", "now_ms")
+_EVENT_NAMES = ("table", "seq", "kind", "payload", "version", "created_at")
+
+
+@lru_cache(maxsize=64)  # one per (moves, events, actor) count a step has
+def _guarded_shape(move_count: int, event_count: int, actor: bool) -> tuple:
+    vendor = "postgresql"
+    qn = connection.ops.quote_name
+    user = get_user_model()
+    table_set = [Table._meta.get_field(name) for name in STEP_FIELDS]
+    table_compared = [f for f in Table._meta.concrete_fields if f.attname not in _NOT_COMPARED]
+    room_compared = [f for f in Room._meta.concrete_fields if f.attname != "id"]
+
+    def same(alias: str, field) -> str:
+        return f"{alias}.{qn(field.column)} IS NOT DISTINCT FROM %s"
+
+    room_check = " AND ".join([f"r.{qn('id')} = %s", *(same("r", f) for f in room_compared)])
+    conditions = [f"t.{qn('id')} = %s", *(same("t", f) for f in table_compared),
+                  f"EXISTS (SELECT 1 FROM {qn(Room._meta.db_table)} r WHERE {room_check})"]
+    if actor:
+        conditions.append(f"EXISTS (SELECT 1 FROM {qn(user._meta.db_table)} a "
+                          f"WHERE a.{qn('id')} = %s AND a.{qn('is_active')})")
+    assignments = ", ".join(f"{qn(f.column)} = %s" for f in table_set)
+    parts = [f"u AS (UPDATE {qn(Table._meta.db_table)} t SET {assignments} WHERE {' AND '.join(conditions)} "
+             f"RETURNING t.{qn('id')})"]
+    columns = {}
+    for key, model, names, count in (("w0", TableMove, _MOVE_NAMES, move_count),
+                                      ("w1", TableEvent, _EVENT_NAMES, event_count)):
+        fields = [model._meta.get_field(name) for name in names]
+        columns[key] = [(field, _preparer(vendor, field)) for field in fields]
+        if not count:
+            continue
+        # Typed: a VALUES list under a SELECT does not take its column types from the INSERT.
+        row = "(" + ", ".join(f"CAST(%s AS {field.db_type(connection)})" for field in fields) + ")"
+        parts.append(f"{key} AS (INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
+                     f"SELECT * FROM (VALUES {', '.join([row] * count)}) v WHERE EXISTS (SELECT 1 FROM u))")
+    sql = f"WITH {', '.join(parts)} SELECT count(*) FROM u"
+    return (sql, [(f, _preparer(vendor, f)) for f in table_set], [(f, _preparer(vendor, f)) for f in table_compared],
+            [(f, _preparer(vendor, f)) for f in room_compared], columns["w0"], columns["w1"])

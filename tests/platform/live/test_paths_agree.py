@@ -1,6 +1,7 @@
-"""The pipelined PostgreSQL path and the plain one agree: the same seeded game, played move for move at the
-same clock through both, leaves the same rows and sends the same frames (issue 21: the reference path stays
-the check on the tuned one). PostgreSQL only: elsewhere there is one path."""
+"""The pipelined PostgreSQL path, the plain one and the unlocked one (a move computed from a fresh read and
+written in one statement if nothing changed) agree: the same seeded game, played move for move at the same
+clock through each, leaves the same rows and sends the same frames (issue 21: the reference path stays the
+check on the tuned ones). PostgreSQL only: elsewhere there is one path."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from django.db import connection
 
 from gameworkers.engines import get_engine
-from live import pg_pipeline
+from live import pg_pipeline, rows
 from rooms import selectors, services
 from rooms.models import Table, TableEvent, TableMove
 
@@ -25,16 +26,16 @@ def _started(room, players) -> Table:
     return Table.objects.get(pk=table.pk)
 
 
-def _play(table_id: int, *, steps: int) -> None:
+def _play(table_id: int, *, steps: int, unlocked: bool = False) -> None:
     engine = get_engine("lembar")
     for step in range(steps):
-        table = Table.objects.get(pk=table_id)
+        table = rows.load_tables([table_id])[table_id]
         if table.status != "running":
             return
         seat = engine.to_act(table.state)[0]
         move = engine.legal_moves(table.state, seat)[0]
         services.table_play(table_id=table_id, seat_number=seat, move=move, expected_version=table.version,
-                            at_ms=T0 + 1000 * (step + 1))
+                            at_ms=T0 + 1000 * (step + 1), read=table if unlocked else None)
 
 
 def _rows(table_id: int, since_version: int) -> dict:
@@ -58,19 +59,26 @@ def test_the_same_game_through_both_paths_leaves_the_same_rows_and_frames(lembar
         pytest.skip("one path only: the pipeline is PostgreSQL's")
     assert pg_pipeline.available()
     players = [make_user("ana"), make_user("budi")]
-    tuned, plain = _started(lembar_room, players), _started(lembar_room, players)
-    # The same deal: the plain table takes the tuned one's dealt state and sealed seed.
-    Table.objects.filter(pk=plain.pk).update(state=tuned.state, seed_sealed=tuned.seed_sealed,
-                                             commitment=tuned.commitment, version=tuned.version,
-                                             last_event_seq=tuned.last_event_seq)
+    tuned, plain, unlocked = (_started(lembar_room, players) for _ in range(3))
+    # The same deal: the other tables take the tuned one's dealt state and sealed seed.
+    Table.objects.filter(pk__in=[plain.pk, unlocked.pk]).update(
+        state=tuned.state, seed_sealed=tuned.seed_sealed, commitment=tuned.commitment, version=tuned.version,
+        last_event_seq=tuned.last_event_seq)
     start = tuned.version
 
     _play(tuned.pk, steps=60)
     with monkeypatch.context() as patch:
         patch.setattr(pg_pipeline, "available", lambda: False)  # each statement on its own, as psycopg sends it
         _play(plain.pk, steps=60)
+    writes = []
+    real = rows.write_step_if_unchanged
+    monkeypatch.setattr(rows, "write_step_if_unchanged", lambda *a, **k: writes.append(real(*a, **k)) or writes[-1])
+    _play(unlocked.pk, steps=60, unlocked=True)
 
-    a, b = _rows(tuned.pk, start), _rows(plain.pk, start)
+    a, b, c = _rows(tuned.pk, start), _rows(plain.pk, start), _rows(unlocked.pk, start)
     seating = [{k: v for k, v in e.items() if k != "user_id"} for e in a["table"]["seating"]]
-    assert a["table"]["state"]["move_count"] >= 30 and seating  # a real stretch of a game
+    # A real stretch of a game (60 steps, or a deal that ended sooner: its last move settles, locked).
+    assert (len(a["moves"]) >= 60 or a["table"]["status"] == "finished") and len(a["moves"]) >= 10 and seating
     assert a == b
+    assert a == c
+    assert len(writes) >= len(c["moves"]) - 1 and all(writes)  # every move but a game's last: one statement
