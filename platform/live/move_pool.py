@@ -9,6 +9,8 @@ Bots and turn timers stay with the Celery workers.
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import TYPE_CHECKING
@@ -23,6 +25,33 @@ if TYPE_CHECKING:
     from rooms.models import Table
 
 _executor: ThreadPoolExecutor | None = None
+
+
+class LastWritten:
+    """Each table's row as this process's moves last committed it: the next move here at that version
+    is computed from it and written in one round trip, unless the row changed meanwhile
+    (``services.table_play``'s ``read``). A table's sockets are spread over the processes, so a move
+    finds its table here when the previous move went through this process too."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.tables: OrderedDict[int, Table] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, table_id: int, version: int) -> Table | None:
+        with self.lock:
+            table = self.tables.get(table_id)
+        return table if table is not None and table.version == version else None
+
+    def put(self, table: Table) -> None:
+        with self.lock:
+            self.tables[table.pk] = table
+            self.tables.move_to_end(table.pk)
+            while len(self.tables) > self.size:
+                self.tables.popitem(last=False)
+
+
+last_written = LastWritten(size=2048)  # ~2 KB of state each: a few MB for the busiest process
 
 
 def _pool() -> ThreadPoolExecutor:
@@ -42,8 +71,10 @@ def play(*, table_id: int, seat_number: int, move: dict, expected_version: int, 
     is replaced and the move tried once more, which is safe because the move is version-checked (a move
     that did commit is then refused as stale, never applied twice). ``read``: the table as the caller
     read it (``services.table_play``: one round trip when nothing changed since)."""
+    if read is None:
+        read = last_written.get(table_id, expected_version)
     call = partial(services.table_play, table_id=table_id, seat_number=seat_number, move=move,
-                   expected_version=expected_version, user_id=user_id, read=read)
+                   expected_version=expected_version, user_id=user_id, read=read, written=last_written.put)
     try:
         return call()
     except (InterfaceError, OperationalError):

@@ -7,6 +7,7 @@ turns are registered with ``transaction.on_commit``.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 from django.db import transaction
 from django.utils import timezone
@@ -30,21 +31,25 @@ CLOCK_SLACK_MS = 50  # clocks of the timer host and this one may differ by a lit
 # ----- moves ----------------------------------------------------------------------------
 
 def table_play(*, table_id: int, seat_number: int, move: dict, expected_version: int,
-               user_id: int | None = None, at_ms: int | None = None, read: Table | None = None) -> int:
+               user_id: int | None = None, at_ms: int | None = None, read: Table | None = None,
+               written: Callable[[Table], None] | None = None) -> int:
     """Apply one move for a seat. Stale or duplicate versions are refused; returns the new version.
 
     ``user_id``, when given, must be the seat's occupant (a socket acts only for its own user).
     ``read``: the table (with its room) as the caller read it moments ago, unlocked (a batch of bot
     turns): the step is then computed from it and written only if nothing changed since, in one round
     trip (``_play_unlocked``); otherwise, or when the step settles money or seats, the locked path.
+    ``written``: called with the table as committed by this move (the caller may keep it as its next read).
     """
     if isinstance(move, dict) and "auto" in move:
         raise TableError("malformed", "Automatic moves are the server's to make.")
     if read is not None and read.pk == table_id:
-        version = _play_unlocked(read, seat_number=seat_number, move=move, expected_version=expected_version,
-                                 user_id=user_id, at=at_ms or now_ms())
-        if version is not None:
-            return version
+        table = _play_unlocked(read, seat_number=seat_number, move=move, expected_version=expected_version,
+                               user_id=user_id, at=at_ms or now_ms())
+        if table is not None:
+            if written is not None:
+                written(table)
+            return table.version
     with transaction.atomic():
         # The acting user's account is read with the lock (one round trip): a ban takes effect on the
         # next move even when the message closing their sockets was lost.
@@ -74,7 +79,9 @@ def table_play(*, table_id: int, seat_number: int, move: dict, expected_version:
                 consecutive_timeouts=0)
         # The move's writes are the transaction's last statements: COMMIT goes with them.
         _after_move(table, engine, events, commit=True)
-        return table.version
+    if written is not None:
+        written(table)
+    return table.version
 
 
 def table_fire_deadline(*, table_id: int, expected_version: int) -> bool:
@@ -137,10 +144,11 @@ def _at_rest(state: dict, engine) -> dict:
 
 
 def _play_unlocked(read: Table, *, seat_number: int, move: dict, expected_version: int, user_id: int | None,
-                   at: int) -> int | None:
+                   at: int) -> Table | None:
     """The move computed from ``read`` without the row lock and written in one statement that applies only
     if the row, its room and the account are still as read (``rows.write_step_if_unchanged``): one round
-    trip instead of two, no lock held while the engine runs. None (nothing written) whenever the locked
+    trip instead of two, no lock held while the engine runs. The table as written, or None (nothing
+    written) whenever the locked
     path must decide: the row changed, a check fails (its error carries the current version), or the
     step ends the game, settles a hand's money, removes a seat or clears a timeout count."""
     if read.version != expected_version or read.status != TableStatus.RUNNING or not rows.unlocked_writes():
@@ -163,7 +171,7 @@ def _play_unlocked(read: Table, *, seat_number: int, move: dict, expected_versio
     # Written and committed (one statement): the announcements go now.
     _after_commit_bots(table, engine)
     _after_commit_broadcast(table, events)
-    return table.version
+    return table
 
 
 _SETTLING_EVENTS = ("hand_over", "removed")  # _apply's side effects: money and seats, under the lock only

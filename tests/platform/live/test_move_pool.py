@@ -122,3 +122,52 @@ def test_a_pool_thread_hands_its_broadcast_to_the_broadcaster_thread(monkeypatch
     assert done.wait(10)
     assert [(name.split("_")[0], v) for name, v in sent] == [("broadcast", start + 1)]
     assert getattr(broadcast._handoff, "submit", None) is None  # this (test) thread still sends inline
+
+
+def _play_turn(table_id: int) -> int:
+    table = Table.objects.get(pk=table_id)
+    engine = get_engine("lembar")
+    seat = engine.to_act(table.state)[0]
+    user_id = next(e["user_id"] for e in table.seating if e["seat"] == seat)
+    return move_pool.play(table_id=table_id, seat_number=seat, move=engine.legal_moves(table.state, seat)[0],
+                          expected_version=table.version, user_id=user_id)
+
+
+def test_the_next_move_here_starts_from_the_row_this_process_wrote(monkeypatch):
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement write is PostgreSQL's")
+    from live import pg_pipeline
+
+    trips: list[int] = []
+    real = pg_pipeline.round_trip
+    monkeypatch.setattr(pg_pipeline, "round_trip", lambda conn, commands: trips.append(len(commands)) or real(
+        conn, commands))
+    monkeypatch.setattr(move_pool, "last_written", move_pool.LastWritten(size=4))
+    table, _, _ = _running_table()
+    before = Table.objects.get(pk=table.pk)  # (a read of the test's own, outside the count)
+    trips.clear()
+    version = _play_turn(table.pk)
+    assert trips == [2, 2]  # nothing kept yet: BEGIN + lock, then the writes + COMMIT
+    assert move_pool.last_written.get(table.pk, version).version == version == before.version + 1
+    trips.clear()
+    version = _play_turn(table.pk)
+    assert trips == [1]  # from the row kept: one statement, one round trip
+    # A move elsewhere (another process, the timer): the kept row is behind, the move takes the lock.
+    engine = get_engine("lembar")
+    fresh = Table.objects.get(pk=table.pk)
+    seat = engine.to_act(fresh.state)[0]
+    services.table_play(table_id=table.pk, seat_number=seat, move=engine.legal_moves(fresh.state, seat)[0],
+                        expected_version=fresh.version)
+    assert move_pool.last_written.get(table.pk, version + 1) is None
+    trips.clear()
+    _play_turn(table.pk)
+    assert trips == [2, 2]
+
+
+def test_the_kept_rows_are_bounded():
+    kept = move_pool.LastWritten(size=2)
+    tables = [Table(pk=n, version=1) for n in range(3)]
+    for table in tables:
+        kept.put(table)
+    assert kept.get(0, 1) is None and kept.get(1, 1) is tables[1] and kept.get(2, 1) is tables[2]
+    assert kept.get(2, 2) is None  # another version: not this row
