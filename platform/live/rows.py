@@ -7,7 +7,7 @@ of a few KB of JSON on the client, no parsing and planning per move), all of a m
 one statement, and each goes in one round trip with its neighbour (``live.pg_pipeline``): ``BEGIN``
 with the lock, the writes with ``COMMIT`` when the caller's transaction ends with them. A move
 costs two round trips, not four; on a busy machine each cost a move-pool thread ~1.5-2 ms of
-waiting. (Behind a transaction-pooling PgBouncer, prepared statements need its
+waiting. A move computed from a row read moments ago costs one (``write_step_if_unchanged``). (Behind a transaction-pooling PgBouncer, prepared statements need its
 ``max_prepared_statements``.)
 
 Only ``rooms.services`` calls these, inside its transactions. Values go through each field's own
