@@ -20,17 +20,23 @@ the time the process waited for a core.
 ``--baseline NAME=FILE`` adds an older copy of an engine's module (e.g. from
 ``git show HEAD:gameworkers/engines/lembar.py > /tmp/lembar_old.py``) as ``NAME@baseline``, run in
 the same interleaved slices, so a change is measured before and after in one run on one machine.
+FILE may be a directory of module copies for an engine split over several files, e.g.
+``for m in lembar lembar_engine lembar_moves lembar_cards base fairness states; do
+git show HEAD:gameworkers/engines/$m.py > /tmp/lembar_old/$m.py; done`` and ``--baseline lembar=/tmp/lembar_old``.
 A benchmark, not a test: run it once; ``--quick`` plays 1 game per engine and skips RLCard.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import json
+import os
 import random
 import sys
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -48,7 +54,12 @@ def uniform(legal: list[dict], rng: random.Random) -> dict:
 
 
 def play_if_able(legal: list[dict], rng: random.Random) -> dict:
-    plays = [m for m in legal if m["type"] == "play"] or legal
+    plays = []
+    for m in legal:  # a plain loop: a comprehension's own frame cost more here
+        if m["type"] == "play":
+            plays.append(m)
+    if not plays:
+        plays = legal
     return plays[int(rng.random() * len(plays))]
 
 
@@ -57,10 +68,11 @@ POLICIES: dict[str, Policy] = {"uniform": uniform, "play-if-able": play_if_able}
 
 def play_one(engine: Any, seed: bytes, seats: int, rng: random.Random, policy: Policy) -> tuple[dict, int]:
     """One whole random game; returns the final state and the number of moves applied."""
+    deadline, legal_moves, apply = engine.deadline, engine.legal_moves, engine.apply  # bound once (hot loop)
     state = engine.new(seed, seats)
     now = 0
     for step in range(MAX_STEPS):
-        due = engine.deadline(state)  # None once over (a game in progress always has one)
+        due = deadline(state)  # None once over (a game in progress always has one)
         if due is None:
             if engine.is_over(state):
                 return state, step
@@ -73,9 +85,9 @@ def play_one(engine: Any, seed: bytes, seats: int, rng: random.Random, policy: P
                 now = max(now, due["since_ms"] + due["limit_ms"])
             move = engine.timeout_move(state, None)
         else:
-            legal = engine.legal_moves(state, seat)
+            legal = legal_moves(state, seat)
             move = policy(legal, rng) if legal else engine.timeout_move(state, seat)
-        state, _ = engine.apply(state, seat, move, now_ms=now)
+        state, _ = apply(state, seat, move, now_ms=now)
     raise RuntimeError(f"{engine.name}: no end after {MAX_STEPS} moves")
 
 
@@ -120,7 +132,18 @@ class Contender:
 
 def load_baseline(name: str, path: str) -> Any:
     """The ``ENGINE`` of an engine module read from ``path``, imported inside ``gameworkers.engines`` so
-    its relative imports (base, fairness) resolve to today's."""
+    its relative imports (base, fairness) resolve to today's. ``path`` may also be a directory of
+    module copies (an engine split over several files): its ``NAME.py`` is imported as part of a package
+    made of that directory, so its relative imports resolve to the copies there (copy every module it
+    imports: e.g. lembar, lembar_engine, lembar_moves, lembar_cards, base, fairness, states)."""
+    if os.path.isdir(path):
+        package = f"gameworkers.engines._baseline_{name}_pkg"
+        holder = types.ModuleType(package)
+        holder.__path__ = [path]
+        for stale in [k for k in sys.modules if k.startswith(f"{package}.")]:  # an earlier load's copies
+            del sys.modules[stale]
+        sys.modules[package] = holder
+        return importlib.import_module(f"{package}.{name}").ENGINE
     spec = importlib.util.spec_from_file_location(f"gameworkers.engines._baseline_{name}", path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"--baseline: cannot load {path}")

@@ -3,6 +3,7 @@ template ``apply``, timers, views, results and proofs); the handlers live in ``l
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from . import fairness
@@ -138,28 +139,33 @@ class LembarEngine(LembarMoves):
         if seat == state["turn"]:
             hand = state["hands"][seat]
             leaves_one = len(hand) == 2
-            drawn = state["phase"] == "drawn"
-            if drawn:
-                cards = [state["drawn"]]
+            if state["phase"] == "drawn":
+                cards: Collection[str] = (state["drawn"],)
+                ok: Collection[str] = cards  # only the drawn card (it was playable when drawn)
+                f_ok = True
+                last: Move = {"type": "keep"}
             else:
-                # Inlined ``playable_cards`` (hot path): distinct playable codes in hand order
-                # (``filter`` runs no Python frame, unlike a comprehension).
+                cards = hand
                 motif = state["motif"]
-                cards = dict.fromkeys(filter(MATCH[motif][state["pile"][-1]].__contains__, hand))
-                if "F" in cards and not MOTIF_CARDS[motif].isdisjoint(hand):
-                    del cards["F"]
-            append = moves.append
+                ok = MATCH[motif][state["pile"][-1]]
+                f_ok = "F" not in hand or MOTIF_CARDS[motif].isdisjoint(hand)  # F: none of the motif held
+                last = {"type": "draw"}
+            # Inlined ``playable_cards`` (hot path): each distinct playable code once, in hand order,
+            # its moves built in the same loop.
+            seen: list[str] = []
             for c in cards:
-                if c in WILDS:
-                    for m in MOTIFS:
-                        append({"type": "play", "card": c, "motif": m})
+                if c in ok and c not in seen:
+                    seen.append(c)
+                    if c not in WILDS:
+                        moves.append({"type": "play", "card": c})
                         if leaves_one:
-                            append({"type": "play", "card": c, "motif": m, "call": True})
-                else:
-                    append({"type": "play", "card": c})
-                    if leaves_one:
-                        append({"type": "play", "card": c, "call": True})
-            append({"type": "keep"} if drawn else {"type": "draw"})
+                            moves.append({"type": "play", "card": c, "call": True})
+                    elif f_ok or c == "W":
+                        for m in MOTIFS:
+                            moves.append({"type": "play", "card": c, "motif": m})
+                            if leaves_one:
+                                moves.append({"type": "play", "card": c, "motif": m, "call": True})
+            moves.append(last)
         if state["calls"][seat] == "missing":
             moves.append({"type": "call"})
         windows = state["windows"]
@@ -189,10 +195,11 @@ class LembarEngine(LembarMoves):
     def deadline(self, state: LembarState) -> dict | None:
         if state["phase"] == "over":
             return None
+        if not state["windows"]:  # (hot: one step in a random playout)
+            return {"seat": state["turn"], "since_ms": state["turn_since"],
+                    "limit_ms": 0 if state["auto_pending"] else None}
         since = state["turn_since"]
         pending = state["auto_pending"]
-        if not state["windows"]:
-            return {"seat": state["turn"], "since_ms": since, "limit_ms": 0 if pending else None}
         best = {"seat": state["turn"], "since_ms": since, "limit_ms": 0 if pending else None}
         best_due = (since if since is not None else 0) + (0 if pending else state["turn_ms"])
         for w in state["windows"]:
