@@ -74,6 +74,21 @@ class Stack:
         self.procs["timers"] = subprocess.Popen([py, "manage.py", "runtimers", "--interval", "0.1"],
                                                 cwd=ROOT, env=self.env)
         time.sleep(4)
+        self.wait_for_web()
+
+    def wait_for_web(self, timeout_s: float = 60.0) -> None:
+        """Until uvicorn accepts connections (the idle mode connects at once, before it had sometimes)."""
+        import socket
+
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"uvicorn is not listening on {self.port} after {timeout_s:.0f} s") from None
+                time.sleep(0.2)
 
     def start_worker(self, i: int) -> subprocess.Popen:
         """(Re)start Celery worker ``i`` (bench/faults.py restarts a SIGKILLed one)."""
