@@ -26,8 +26,8 @@ import logging
 import math
 
 from django.conf import settings
-from django.core.cache import cache
 
+from core.cache import cache
 from rooms.broadcast import publish, user_group
 
 log = logging.getLogger(__name__)

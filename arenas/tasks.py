@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.core.cache import cache
 
 from arenas import services
+from core.cache import cache
 
 log = logging.getLogger(__name__)
 KICK_KEY = "arenas:housekeeping-kick"

@@ -49,7 +49,7 @@ def timer_name() -> str:
 def hold_lease(name: str) -> bool:
     """Whether this timer should sweep now: it holds the lease (renewed) or took over an expired one.
     With the cache down every timer sweeps (safe) rather than none."""
-    from django.core.cache import cache
+    from core.cache import cache
 
     try:
         if cache.add(LEASE_KEY, name, timeout=LEASE_S):

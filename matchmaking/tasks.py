@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.core.cache import cache
 
+from core.cache import cache
 from matchmaking import conf, services
 from matchmaking.models import EntryStatus, MatchStatus, QueueEntry
 

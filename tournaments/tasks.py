@@ -6,8 +6,8 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.core.cache import cache
 
+from core.cache import cache
 from tournaments import services
 
 log = logging.getLogger(__name__)

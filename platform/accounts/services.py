@@ -12,7 +12,6 @@ import time
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.core import signing
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
@@ -24,6 +23,7 @@ from django.utils import timezone, translation
 from accounts import conf, selectors, signals
 from accounts.errors import AccountError
 from accounts.models import DELETED_DISPLAY_NAME, DELETED_USERNAME_PREFIX, User
+from core.cache import cache
 from core.transactions import after_commit
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,6 @@ import unicodedata
 from datetime import datetime, timedelta
 
 from celery import current_app
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -24,6 +23,7 @@ from chat import conf, selectors
 from chat.errors import ChatError
 from chat.models import Channel, ChatMessage, ChatMute, ChatReport, MuteLevel, ReportReason, ReportStatus, SiteMute
 from chat.phrases import PHRASES
+from core.cache import cache
 from core.transactions import after_commit
 from gameworkers.bots.chat import chat_reply, trigger_of
 from rooms import broadcast

@@ -5,8 +5,9 @@ from __future__ import annotations
 import time
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection
+
+from core.cache import cache
 
 TIMER_HEARTBEAT_KEY = "timers:heartbeat"  # {"at": epoch seconds of the last sweep, "by": timer name}
 TIMER_STALE_AFTER_S = 5.0  # a sweep runs 5 times a second: 5 s without one is a stalled timer

@@ -17,7 +17,8 @@ from collections import deque
 from typing import Any
 
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.core.cache import cache
+
+from core.cache import cache
 
 log = logging.getLogger(__name__)
 

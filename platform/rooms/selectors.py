@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 
-from django.core.cache import cache
 from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
+from core.cache import cache
 from gameworkers.engines import get_engine
 from rooms.models import (
     ENDED_STATUSES,

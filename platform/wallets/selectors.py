@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.paginator import Page, Paginator
 from django.db.models import CharField, Max, Q, QuerySet, Sum, Value
 from django.db.models.functions import Cast, Concat
@@ -22,6 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.cache import cache
 from wallets.models import Account, AccountKind, Currency, Entry, LedgerTransaction, TableTerms, TxKind, WalletSettings
 from wallets.services import welcome_real_granted, welcome_real_waits_for_email
 from wallets.table_money import ANTE, CASUAL, CHERKI_MIN_POINTS, PER_POINT, POT

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from django.core.cache import cache
-
+from core.cache import cache
 from rooms import selectors
 from rooms.errors import TableError
 from rooms.models import SeatStatus, Table, TableStatus

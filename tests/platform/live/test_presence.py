@@ -155,3 +155,26 @@ async def test_one_refresh_says_every_seated_socket_of_the_process_is_alive(monk
     for comm in comms[1:]:
         await comm.disconnect()
     assert not keeper.sockets
+
+
+def _redis_clients_on_this_db() -> int:
+    import redis
+    from django.conf import settings
+
+    url = settings.CACHES["default"]["LOCATION"]
+    db = redis.Redis.from_url(url).connection_pool.connection_kwargs.get("db", 0)
+    return sum(1 for c in redis.Redis.from_url(url).client_list() if int(c.get("db", -1)) == db)
+
+
+async def test_sockets_do_not_each_hold_a_redis_connection():
+    """Each socket touches the cache (its abuse back-off, its presence); Django's per-task cache object
+    gave each its own connection pool, held for the socket's life (core.cache)."""
+    table, players, watcher = await sync_to_async(_setup)()
+    users = [*players.values(), watcher]
+    comms = [await _connect(table.pk, users[i % 3]) for i in range(3)]
+    before = await sync_to_async(_redis_clients_on_this_db)()
+    comms += [await _connect(table.pk, users[i % 3]) for i in range(30)]
+    after = await sync_to_async(_redis_clients_on_this_db)()
+    assert after - before < 5, (before, after)
+    for comm in comms:
+        await comm.disconnect()
