@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
+from core.loops import one_per_loop
 from matchmaking import selectors
 from matchmaking.models import EntryStatus, QueueEntry
 from rooms import selectors as room_selectors
@@ -127,13 +127,4 @@ class LiveNowFeed:
                     socket.push_live(text)
 
 
-_feeds: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LiveNowFeed] = weakref.WeakKeyDictionary()
-
-
-def live_feed() -> LiveNowFeed:
-    """This event loop's feed (a server runs one loop per process; tests run several)."""
-    loop = asyncio.get_running_loop()
-    feed = _feeds.get(loop)
-    if feed is None:
-        feed = _feeds[loop] = LiveNowFeed()
-    return feed
+live_feed = one_per_loop(LiveNowFeed)  # this event loop's feed

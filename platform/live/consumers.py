@@ -12,13 +12,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import weakref
 from collections import Counter, deque
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 
+from core.loops import one_per_loop
 from core.websocket import CLOSE_NO_SUCH, CLOSE_UNAUTHENTICATED, ClientSocket, refuse
 from live import extensions, move_pool, relay
 from rooms import broadcast, selectors, services
@@ -66,16 +66,7 @@ class PresenceKeeper:
                 log.warning("table sockets' presence not refreshed", exc_info=True)
 
 
-_presence_keepers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, PresenceKeeper] = weakref.WeakKeyDictionary()
-
-
-def presence_keeper() -> PresenceKeeper:
-    """The running event loop's keeper."""
-    loop = asyncio.get_running_loop()
-    keeper = _presence_keepers.get(loop)
-    if keeper is None:
-        keeper = _presence_keepers[loop] = PresenceKeeper()
-    return keeper
+presence_keeper = one_per_loop(PresenceKeeper)  # the running event loop's keeper
 
 
 class TableConsumer(ClientSocket):
