@@ -67,24 +67,29 @@ class SealedMsgPackSerializer:
         self.masters = {hashlib.sha256(m).digest()[:KEY_ID_BYTES]: m for m in masters}
         self.sealing_master = masters[0] if masters else None
         self.opened: dict[bytes, AESGCM] = {}
-        self.sealed_count = MESSAGES_PER_SUBKEY  # a subkey is drawn at the first message
+        # (header, cipher) as one value: the broadcaster thread and the event loop both seal, and a
+        # message must never go out under one subkey's header and another's cipher.
+        self.subkey: tuple[bytes, AESGCM] | None = None
+        self.sealed_count = 0
 
-    def _new_subkey(self) -> None:
+    def _new_subkey(self) -> tuple[bytes, AESGCM]:
         master = self.sealing_master
         salt = os.urandom(SALT_BYTES)
-        self.subkey_header = VERSION + hashlib.sha256(master).digest()[:KEY_ID_BYTES] + salt
-        self.sealer = _subkey(master, salt)
+        self.subkey = (VERSION + hashlib.sha256(master).digest()[:KEY_ID_BYTES] + salt, _subkey(master, salt))
         self.sealed_count = 0
+        return self.subkey
 
     def serialize(self, message: dict[str, Any]) -> bytes:
         data = msgpack.packb(message)
         if self.sealing_master is None:
             return data
-        if self.sealed_count >= MESSAGES_PER_SUBKEY:
-            self._new_subkey()
+        subkey = self.subkey
+        if subkey is None or self.sealed_count >= MESSAGES_PER_SUBKEY:
+            subkey = self._new_subkey()
         self.sealed_count += 1
+        header, cipher = subkey
         nonce = os.urandom(NONCE_BYTES)
-        return self.subkey_header + nonce + self.sealer.encrypt(nonce, data, None)
+        return header + nonce + cipher.encrypt(nonce, data, None)
 
     def deserialize(self, data: bytes) -> dict[str, Any]:
         if self.sealing_master is not None:
