@@ -29,6 +29,24 @@ def lembar_room(db):
                                turn_seconds=20)
 
 
+@pytest.fixture
+def started_table(make_user):
+    """A running two-player table of ``room``, hosted by its first player."""
+    from rooms import services
+    from rooms.models import Table
+
+    def start(room) -> Table:
+        a, b = make_user(), make_user()
+        table = services.table_open(room=room, host=a)
+        services.table_sit(table_id=table.pk, user=a)
+        services.table_sit(table_id=table.pk, user=b)
+        services.table_start(table_id=table.pk, by=a)
+        table.refresh_from_db()
+        return table
+
+    return start
+
+
 @pytest.fixture(autouse=True)
 def no_bot_turns(monkeypatch):
     """Unit tests drive every seat themselves; nothing is queued to Celery."""

@@ -19,18 +19,8 @@ def _raw_row(table_id: int) -> str:
         return json.dumps([str(v) for v in cursor.fetchone()])
 
 
-def _started(room, make_user) -> Table:
-    a, b = make_user(), make_user()
-    table = services.table_open(room=room, host=a)
-    services.table_sit(table_id=table.pk, user=a)
-    services.table_sit(table_id=table.pk, user=b)
-    services.table_start(table_id=table.pk, by=a)
-    table.refresh_from_db()
-    return table
-
-
-def test_the_row_of_a_running_table_holds_no_plaintext_seed(lembar_room, make_user):
-    table = _started(lembar_room, make_user)
+def test_the_row_of_a_running_table_holds_no_plaintext_seed(lembar_room, started_table):
+    table = started_table(lembar_room)
     seed_hex = table.seed.hex()
     assert fairness.commitment(table.seed) == table.commitment
     assert seed_hex not in _raw_row(table.pk) and "seed" not in table.state
@@ -45,10 +35,10 @@ def test_the_row_of_a_running_table_holds_no_plaintext_seed(lembar_room, make_us
         assert seed_hex not in _raw_row(table.pk)
 
 
-def test_the_seed_is_revealed_when_the_table_ends(lembar_room, make_user):
+def test_the_seed_is_revealed_when_the_table_ends(lembar_room, started_table):
     from rooms.models import StopReason
 
-    table = _started(lembar_room, make_user)
+    table = started_table(lembar_room)
     seed_hex = table.seed.hex()
     assert selectors.proof_document(table=table).get("seed") is None
     services.table_stop(table_id=table.pk, reason=StopReason.HOST, by=table.host)

@@ -39,12 +39,8 @@ def round_trips(monkeypatch):
     return sent
 
 
-def _started(room, make_user) -> Table:
-    a, b = make_user(), make_user()
-    table = services.table_open(room=room, host=a)
-    services.table_sit(table_id=table.pk, user=a)
-    services.table_sit(table_id=table.pk, user=b)
-    services.table_start(table_id=table.pk, by=a)
+def _read(table: Table) -> Table:
+    """The table as a batch reads it: unlocked, with its room and its host's name."""
     return rows.load_tables([table.pk])[table.pk]
 
 
@@ -61,8 +57,8 @@ def _play(table: Table, *, read: Table | None, expected: int | None = None) -> i
                                expected_version=table.version if expected is None else expected, read=read)
 
 
-def test_a_move_from_a_fresh_read_is_one_statement_in_one_round_trip(lembar_room, make_user, round_trips):
-    table = _started(lembar_room, make_user)
+def test_a_move_from_a_fresh_read_is_one_statement_in_one_round_trip(lembar_room, round_trips, started_table):
+    table = _read(started_table(lembar_room))
     moves_before = TableMove.objects.filter(table=table).count()
     round_trips.clear()
     assert _play(table, read=table) == table.version + 1
@@ -78,8 +74,8 @@ def test_a_move_from_a_fresh_read_is_one_statement_in_one_round_trip(lembar_room
     assert len(round_trips) == 2
 
 
-def test_a_read_overtaken_by_another_move_writes_nothing_and_is_refused_as_stale(lembar_room, make_user):
-    table = _started(lembar_room, make_user)
+def test_a_read_overtaken_by_another_move_writes_nothing_and_is_refused_as_stale(lembar_room, started_table):
+    table = _read(started_table(lembar_room))
     _play(table, read=None)  # someone else's move since the read
     counts = (TableMove.objects.filter(table=table).count(), TableEvent.objects.filter(table=table).count())
     with pytest.raises(TableError) as refused:
@@ -89,8 +85,8 @@ def test_a_read_overtaken_by_another_move_writes_nothing_and_is_refused_as_stale
 
 
 def test_an_event_recorded_without_a_new_version_sends_the_move_down_the_locked_path(
-        lembar_room, make_user, monkeypatch):
-    table = _started(lembar_room, make_user)
+        lembar_room, monkeypatch, started_table):
+    table = _read(started_table(lembar_room))
     locked = Table.objects.get(pk=table.pk)
     _record(locked, "note", {"why": "a moderator's note"})  # last_event_seq moves, the version does not
     writes = []
@@ -102,8 +98,8 @@ def test_an_event_recorded_without_a_new_version_sends_the_move_down_the_locked_
     assert seqs == sorted(set(seqs)) and seqs[-1] > locked.last_event_seq  # numbered after the note
 
 
-def test_a_room_timer_changed_since_the_read_is_the_one_the_deadline_uses(lembar_room, make_user):
-    table, reference = _started(lembar_room, make_user), _started(lembar_room, make_user)
+def test_a_room_timer_changed_since_the_read_is_the_one_the_deadline_uses(lembar_room, started_table):
+    table, reference = _read(started_table(lembar_room)), _read(started_table(lembar_room))
     # The same game at both tables (the reference takes the first's deal and seats' users).
     Table.objects.filter(pk=reference.pk).update(state=table.state, seed_sealed=table.seed_sealed,
                                                  version=table.version, seating=table.seating,
@@ -121,9 +117,9 @@ def test_a_room_timer_changed_since_the_read_is_the_one_the_deadline_uses(lembar
     assert got.deadline_at == expected.deadline_at  # the new timer's
 
 
-def test_a_seat_change_that_kept_the_version_sends_the_move_down_the_locked_path(lembar_room, make_user,
-                                                                                  monkeypatch):
-    table = _started(lembar_room, make_user)
+def test_a_seat_change_that_kept_the_version_sends_the_move_down_the_locked_path(lembar_room,
+                                                                                  monkeypatch, started_table):
+    table = _read(started_table(lembar_room))
     seating = [dict(e) for e in table.seating]
     seating[0]["bank_ms"] = seating[0].get("bank_ms", 0) + 1  # e.g. a grace given: seating, same version
     Table.objects.filter(pk=table.pk).update(seating=seating)
@@ -134,8 +130,8 @@ def test_a_seat_change_that_kept_the_version_sends_the_move_down_the_locked_path
     assert writes == [False]
 
 
-def test_a_deactivated_account_is_refused(lembar_room, make_user):
-    table = _started(lembar_room, make_user)
+def test_a_deactivated_account_is_refused(lembar_room, started_table):
+    table = _read(started_table(lembar_room))
     seat, move, user_id = _turn(table)
     from accounts.models import User
 
@@ -147,8 +143,8 @@ def test_a_deactivated_account_is_refused(lembar_room, make_user):
     assert Table.objects.get(pk=table.pk).version == table.version
 
 
-def test_a_timed_out_seat_and_a_seat_change_take_the_locked_path(lembar_room, make_user, monkeypatch):
-    table = _started(lembar_room, make_user)
+def test_a_timed_out_seat_and_a_seat_change_take_the_locked_path(lembar_room, monkeypatch, started_table):
+    table = _read(started_table(lembar_room))
     writes = []
     monkeypatch.setattr(rows, "write_step_if_unchanged", lambda *a, **k: writes.append(1))
     seating = [dict(e) for e in table.seating]
