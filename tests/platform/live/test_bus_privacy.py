@@ -8,6 +8,7 @@ import asyncio
 import json
 import re
 import threading
+import time
 
 import pytest
 import redis
@@ -33,6 +34,8 @@ def _eavesdrop(ready: threading.Event, heard: list, stop: threading.Event) -> No
     client = redis.Redis.from_url(settings.REDIS_URL)
     sub = client.pubsub()
     sub.psubscribe("*")
+    while sub.get_message(timeout=1) is None:  # the server's confirmation: subscribed before anything is sent
+        pass
     ready.set()
     while not stop.is_set():
         message = sub.get_message(timeout=0.05)
@@ -74,15 +77,24 @@ def test_a_bare_subscriber_sees_no_hidden_card_and_the_relay_still_delivers(lemb
         return got
 
     delivered = asyncio.run(main())
-    stop.set()
-    listener.join(5)
-
     assert delivered and delivered[0]["frames"] == message["frames"]  # the platform reads its own bus
+
     # Other deployments on this Redis server (another xdist worker, another checkout's tests) publish the
     # same group names under their own prefix ("cr" and 12 hex digits): theirs are not this table's.
     group = f"__group__{broadcast.all_group(table.pk)}".encode()
-    mine = [(channel, data) for channel, data in heard if channel.endswith(group)
-            and (channel.startswith(settings.CHANNEL_PREFIX.encode()) or not re.match(rb"cr[0-9a-f]{12}__", channel))]
+
+    def heard_here() -> list[tuple[bytes, bytes]]:
+        return [(channel, data) for channel, data in list(heard) if channel.endswith(group)
+                and (channel.startswith(settings.CHANNEL_PREFIX.encode()) or not re.match(rb"cr[0-9a-f]{12}__", channel))]
+
+    # The relay may hear the message before the eavesdropper's thread gets the GIL to read it.
+    for _ in range(500):
+        if heard_here():
+            break
+        time.sleep(0.01)
+    stop.set()
+    listener.join(5)
+    mine = heard_here()
     assert mine, heard
     for channel, data in mine:
         assert channel.startswith(settings.CHANNEL_PREFIX.encode()) and b"asgi" not in channel
