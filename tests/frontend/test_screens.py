@@ -78,8 +78,31 @@ def test_every_game_at_both_sizes_with_display_settings_hand_result_and_hand_rep
     link = panel.locator("a.hand-replay:not([hidden])")
     link.wait_for()
     _shots(page, "screen-hand-result")
-    href = link.get_attribute("href")
-    assert href.endswith("?hand=1")
+    # The link and title name the hand whose events the panel shows, even when the bots have finished
+    # another hand before the panel asked for the list: replay hand 1's closing frame once two are over.
+    hands = page.evaluate(f"""async () => {{
+        for (let i = 0; i < 300; i++) {{
+            const data = await (await fetch('/tables/{table.pk}/hands.json')).json();
+            if (data.hands.length >= 2) return data.hands;
+            await new Promise((r) => setTimeout(r, 100));
+        }}
+        return [];
+    }}""")
+    assert len(hands) >= 2
+    first = hands[0]
+    # (A real hand ending in between replaces the panel: then show hand 1 again.)
+    href = page.evaluate("""async (hand) => {
+        const app = document.getElementById('table-app');
+        for (let i = 0; i < 20; i++) {
+            app.dispatchEvent(new CustomEvent('table:frame', {detail: {type: 'event', version: hand.version, events: hand.events}}));
+            await new Promise((r) => setTimeout(r, 500));
+            const link = document.querySelector('#hand-result a.hand-replay:not([hidden])');
+            const title = document.querySelector('#hand-result .hand-title');
+            if (link && title && title.textContent.trim() === 'Hand 1 is over') return link.getAttribute('href');
+        }
+        return null;
+    }""", first)
+    assert href and href.endswith("?hand=1"), href
     page.goto(href)
     page.wait_for_selector("#replay-seats .card")
     assert page.locator("[data-testid=replay-hand]").count() == 1

@@ -98,8 +98,11 @@ function live() {
   const name = (seat) => (seats.find((s) => s.seat === seat) || {}).player || fmt(labels.common?.seat, { n: (seat ?? 0) + 1 });
   const ctx = { C: labels.common || {}, M: labels.moves || {}, G: labels.game || {}, L: labels.log || {}, facts: labels.facts || {}, name };
   const shown = [];  // what the panel showed (browser tests read it)
+  let showing = 0;  // which panel an answer of hands.json belongs to: a slow answer never relabels a newer one
 
-  function show(events) {
+  // `version` is the table version of the step whose events these are: the hand they closed is the one
+  // finished at that version, not the newest (fast bots may have finished another hand since).
+  function show(events, version) {
     const html = handResultHTML(gameName, events, ctx, H, null);
     if (!html) return;
     // Not a dialog: the next hand's cards and actions stay usable beneath it.
@@ -107,14 +110,17 @@ function live() {
       <button type="button" class="small secondary" data-action="close-hand-result">${esc(H.close)}</button></p>`;
     panel.hidden = false;
     shown.push(events.map((e) => e.type));
+    const mine = ++showing;
     const url = `/tables/${app.dataset.table}/hands.json${location.search.includes("invite=") ? location.search : ""}`;
     fetch(url, { credentials: "same-origin" }).then((r) => (r.ok ? r.json() : null)).then((data) => {
-      const last = data?.hands?.[data.hands.length - 1];
-      if (!last) return;
-      const title = panel.querySelector(".hand-title");
-      if (title && gameName !== "lembar") title.textContent = fmt(gameName === "otuzbir" ? H.hand_title : H.deal_title, { n: last.hand });
+      if (mine !== showing) return;
+      const hands = data?.hands || [];
+      const hand = hands.find((h) => h.version === version) || hands[hands.length - 1];
       const link = panel.querySelector(".hand-replay");
-      link.href = last.url;
+      if (!hand || !link) return;
+      const title = panel.querySelector(".hand-title");
+      if (title && gameName !== "lembar") title.textContent = fmt(gameName === "otuzbir" ? H.hand_title : H.deal_title, { n: hand.hand });
+      link.href = hand.url;
       link.hidden = false;
     }).catch(() => {});
   }
@@ -124,7 +130,7 @@ function live() {
   app.addEventListener("table:frame", (e) => {
     const msg = e.detail || {};
     if (msg.type === "state" && Array.isArray(msg.seats)) seats = msg.seats;
-    if (msg.type === "event") show(msg.events || []);
+    if (msg.type === "event") show(msg.events || [], msg.version);
   });
   window.cardroomHandResult = { shown: () => shown.slice() };
 }
