@@ -311,13 +311,14 @@ def stagger_deadlines(ids: list[int], turn_seconds: int) -> None:
 
     from django.utils import timezone
 
-    from rooms.models import Room, Table
+    from rooms.models import Room, Table, TableDeadline
 
     Room.objects.filter(tables__pk__in=ids).update(turn_seconds=turn_seconds)
     now = timezone.now()
     for k, table_id in enumerate(ids):
-        Table.objects.filter(pk=table_id).update(
-            deadline_at=now + timedelta(seconds=turn_seconds * (k + 1) / len(ids)), deadline_enqueued_at=None)
+        due = now + timedelta(seconds=turn_seconds * (k + 1) / len(ids))
+        Table.objects.filter(pk=table_id).update(deadline_at=due)
+        TableDeadline.objects.filter(table_id=table_id).update(due_at=due, enqueued_at=None)
 
 
 # A fixed piece of pure-Python work, timed in CPU seconds every 2 s by a process of its own (~0.5 % of a

@@ -133,6 +133,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(group))
 
 
+def make_due(table, *, at) -> None:
+    """Move a running table's deadline to ``at`` (a test's shortcut for "the time ran out"), where the
+    timer looks for it too: the table's ``deadline_at`` and its timer entry (``TableDeadline``), as every
+    write of a deadline does. ``table``: a Table (its ``deadline_at`` is updated too) or its id."""
+    from rooms.models import Table, TableDeadline
+
+    table_id = table if isinstance(table, int) else table.pk
+    if not isinstance(table, int):
+        table.deadline_at = at
+    Table.objects.filter(pk=table_id).update(deadline_at=at)
+    version = Table.objects.values_list("version", flat=True).get(pk=table_id)
+    TableDeadline.objects.update_or_create(table_id=table_id,
+                                           defaults={"due_at": at, "version": version, "enqueued_at": None})
+
+
 def subprocess_env(**extra: str) -> dict[str, str]:
     """Environment for a platform subprocess (worker, timer, server) sharing the test settings."""
     from django.conf import settings

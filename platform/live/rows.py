@@ -28,7 +28,7 @@ from psycopg.types.json import Jsonb
 
 from core import fastjson
 from live import pg_pipeline
-from rooms.models import Room, Seat, SeatStatus, Table, TableEvent, TableMove, TableStatus
+from rooms.models import Room, Seat, SeatStatus, Table, TableDeadline, TableEvent, TableMove
 
 
 @cache
@@ -192,16 +192,16 @@ def _read_sql(vendor: str, count: int) -> str:
 
 
 def claim_due(*, now, stale, limit: int) -> list[tuple[int, int]]:
-    """Claim due deadlines for the timer in one statement: (table id, version) of running tables whose
-    deadline has passed and that were not handed out (``deadline_enqueued_at`` empty, or older than
-    ``stale`` when that is given), earliest first, at most ``limit``; they are marked handed out at
-    ``now``. The outer conditions are checked again on each row as it is updated, so two timers
-    claiming at once never both get a table; on PostgreSQL a row locked by a move in progress is
-    skipped (the move sets a new deadline anyway)."""
+    """Claim due deadlines for the timer in one statement: (table id, version) of the tables whose
+    deadline has passed and that were not handed out (``enqueued_at`` empty, or older than ``stale``
+    when that is given), earliest first, at most ``limit``; they are marked handed out at ``now``.
+    Only ``TableDeadline`` rows are read and written (an ended table's has no deadline). The outer
+    conditions are checked again on each row as it is updated, so two timers claiming at once never
+    both get a table; on PostgreSQL a row a move is rewriting is skipped (the move sets a new deadline)."""
     db = _db()
-    field = Table._meta.get_field("deadline_at")
+    field = TableDeadline._meta.get_field("due_at")
     at = field.get_db_prep_value(now, db)
-    params = [at, TableStatus.RUNNING.value, at]
+    params = [at, at]
     if stale is not None:
         params.append(field.get_db_prep_value(stale, db))
     params.append(int(limit))
@@ -212,14 +212,45 @@ def claim_due(*, now, stale, limit: int) -> list[tuple[int, int]]:
 @cache
 def _claim_sql(vendor: str, reclaim: bool) -> str:
     qn = connection.ops.quote_name
-    table = qn(Table._meta.db_table)
-    enqueued = qn("deadline_enqueued_at")
+    table = qn(TableDeadline._meta.db_table)
+    enqueued, due_at, key = qn("enqueued_at"), qn("due_at"), qn("table_id")
     unclaimed = f"({enqueued} IS NULL OR {enqueued} < %s)" if reclaim else f"{enqueued} IS NULL"
-    due = f"{qn('status')} = %s AND {qn('deadline_at')} <= %s AND {unclaimed}"
+    due = f"{due_at} <= %s AND {unclaimed}"
     skip = " FOR UPDATE SKIP LOCKED" if vendor == "postgresql" else ""
-    return (f"UPDATE {table} SET {enqueued} = %s WHERE {qn('id')} IN "
-            f"(SELECT {qn('id')} FROM {table} WHERE {due} ORDER BY {qn('deadline_at')} LIMIT %s{skip}) "
-            f"AND {due} RETURNING {qn('id')}, {qn('version')}")
+    return (f"UPDATE {table} SET {enqueued} = %s WHERE {key} IN "
+            f"(SELECT {key} FROM {table} WHERE {due} ORDER BY {due_at} LIMIT %s{skip}) "
+            f"AND {due} RETURNING {key}, {qn('version')}")
+
+
+def deadline_statement(table: Table) -> Statement:
+    """The table's timer entry (``TableDeadline``) set to its deadline and version, not handed out, for
+    ``execute`` with the step's other writes. Every write of ``Table.deadline_at`` goes with one."""
+    db = _db()
+    sql, columns = _deadline_shape(db.vendor)
+    return sql, [prepare(db, field, value) for (field, prepare), value in
+                 zip(columns, (table.pk, table.deadline_at, table.version), strict=True)]
+
+
+_DEADLINE_NAMES = ("table", "due_at", "version")
+
+
+@cache
+def _deadline_shape(vendor: str, guarded: bool = False) -> tuple[str, list]:
+    """An upsert (the row is made by a table's first deadline); ``guarded``: PostgreSQL, as a part of
+    ``write_step_if_unchanged``'s statement, written only if the table's update was."""
+    qn = connection.ops.quote_name
+    fields = [TableDeadline._meta.get_field(name) for name in _DEADLINE_NAMES]
+    names = ", ".join([*(qn(f.column) for f in fields), qn("enqueued_at")])
+    if guarded:  # typed: a VALUES list under a SELECT does not take its column types from the INSERT
+        values = (f"SELECT * FROM (VALUES ({', '.join(f'CAST(%s AS {f.db_type(connection)})' for f in fields)}, "
+                  f"CAST(NULL AS {TableDeadline._meta.get_field('enqueued_at').db_type(connection)}))) v "
+                  f"WHERE EXISTS (SELECT 1 FROM u)")
+    else:
+        values = f"VALUES ({', '.join(['%s'] * len(fields))}, NULL)"
+    update = ", ".join(f"{qn(name)} = EXCLUDED.{qn(name)}" for name in ("due_at", "version", "enqueued_at"))
+    sql = (f"INSERT INTO {qn(TableDeadline._meta.db_table)} ({names}) {values} "
+           f"ON CONFLICT ({qn('table_id')}) DO UPDATE SET {update}")
+    return sql, [(field, _preparer(vendor, field)) for field in fields]
 
 
 def _fetch(db, sql: str, params: list) -> list[tuple]:
@@ -354,10 +385,9 @@ def _insert_shape(vendor: str, model, names: tuple[str, ...], count: int) -> tup
 
 # ----- a step written without the row lock ------------------------------------------------------------
 
-STEP_FIELDS = ("state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at", "last_event_seq", "seating")
-# Not compared: the state moves only with the version, and the timer's claim mark is the one column
-# written without a new version (the step clears it, as the locked path does).
-_NOT_COMPARED = {"id", "state", "deadline_enqueued_at"}
+STEP_FIELDS = ("state", "version", "deadline_at", "deadline_seat", "last_event_seq", "seating")
+# Not compared: the state moves only with the version.
+_NOT_COMPARED = {"id", "state"}
 
 
 def unlocked_writes() -> bool:
@@ -368,15 +398,15 @@ def unlocked_writes() -> bool:
 
 def write_step_if_unchanged(read: Table, table: Table, moves: list[dict], events: list[tuple[int, dict]], *,
                             actor_id: int | None) -> bool:
-    """Write a step computed from ``read`` without locking the row: the table's update and the step's move
-    and event rows in ONE statement and one round trip (no BEGIN, no lock, no COMMIT; one statement is its
+    """Write a step computed from ``read`` without locking the row: the table's update, the step's move
+    and event rows and the timer's entry in ONE statement and one round trip (no BEGIN, no lock, no COMMIT; one statement is its
     own transaction), applied only if the table's row is still as read (every column but the state, which
     moves only with the version, and the timer's claim mark), its room's row too, and the acting account
     (``actor_id``) is active. The inserts take their rows from the update's, so when the row changed
     nothing at all is written. Returns whether the step was written; False leaves the caller to take the
     locked path. Only where ``unlocked_writes()``."""
     db = _db()
-    sql, table_set, table_compared, room_compared, move_columns, event_columns = _guarded_shape(
+    sql, table_set, table_compared, room_compared, move_columns, event_columns, deadline_columns = _guarded_shape(
         len(moves), len(events), actor_id is not None)
     params = [prepare(db, field, getattr(table, field.attname)) for field, prepare in table_set]
     params.append(read.pk)
@@ -394,6 +424,8 @@ def write_step_if_unchanged(read: Table, table: Table, moves: list[dict], events
             params += [prepare(db, field, value) for (field, prepare), value in
                        zip(event_columns, (table.pk, seq, event.get("type", "event"), event, table.version, now),
                            strict=True)]
+    params += [prepare(db, field, value) for (field, prepare), value in
+               zip(deadline_columns, (table.pk, table.deadline_at, table.version), strict=True)]
     try:
         found = _round_trip(db, pg_pipeline.Command(sql, params))
     except (IntegrityError, DataError):  # nothing was written (one statement): the locked path decides
@@ -437,6 +469,8 @@ def _guarded_shape(move_count: int, event_count: int, actor: bool) -> tuple:
         row = "(" + ", ".join(f"CAST(%s AS {field.db_type(connection)})" for field in fields) + ")"
         parts.append(f"{key} AS (INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
                      f"SELECT * FROM (VALUES {', '.join([row] * count)}) v WHERE EXISTS (SELECT 1 FROM u))")
+    deadline_sql, deadline_columns = _deadline_shape(vendor, guarded=True)
+    parts.append(f"d AS ({deadline_sql})")
     sql = f"WITH {', '.join(parts)} SELECT count(*) FROM u"
     return (sql, [(f, _preparer(vendor, f)) for f in table_set], [(f, _preparer(vendor, f)) for f in table_compared],
-            [(f, _preparer(vendor, f)) for f in room_compared], columns["w0"], columns["w1"])
+            [(f, _preparer(vendor, f)) for f in room_compared], columns["w0"], columns["w1"], deadline_columns)

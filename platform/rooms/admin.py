@@ -204,7 +204,7 @@ class TableAdmin(AuditedAdmin, admin.ModelAdmin):
     # ... and out of the audit log: the state is large, and the seed is secret until the table ends.
     audit_exclude = ("seed_sealed", "state")
     readonly_fields = ("room", "status", "commitment", "committed_at", "options", "version", "deadline_at",
-                       "deadline_seat", "deadline_enqueued_at", "host", "is_private", "invite_code", "seat_count",
+                       "deadline_seat", "host", "is_private", "invite_code", "seat_count",
                        "started_at", "ended_at", "stop_reason", "result", "last_event_seq")
     inlines = [SeatInline]
     actions = ["stop_tables"]

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from accounts.services import bot_create, user_create
 from rooms.models import Room
+from tests.conftest import make_due
 
 _names = itertools.count()
 
@@ -118,7 +119,7 @@ def play_table(table_id: int, rng: random.Random) -> None:
         due = engine.deadline(table.state)
         acting = engine.to_act(table.state)
         if not acting or (due and due.get("seat") is None):
-            Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now())
+            make_due(table.pk, at=timezone.now())
             services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
             continue
         seat = due["seat"] if due and due.get("seat") in acting else acting[0]

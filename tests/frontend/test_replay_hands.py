@@ -16,6 +16,7 @@ from gameworkers.bots import get_bot
 from gameworkers.engines import get_engine
 from rooms import selectors, services
 from rooms.models import Room, TableStatus
+from tests.conftest import make_due
 
 pytestmark = pytest.mark.django_db
 
@@ -51,8 +52,7 @@ def _step(table) -> None:
     due = engine.deadline(table.state)
     seat = due["seat"] if due else None
     if seat is None or due.get("limit_ms") == 0:
-        table.deadline_at = timezone.now() - timedelta(seconds=1)
-        table.save(update_fields=["deadline_at"])
+        make_due(table, at=timezone.now() - timedelta(seconds=1))
         services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
         return
     legal = engine.legal_moves(table.state, seat)

@@ -12,6 +12,7 @@ from gameworkers import tasks
 from gameworkers.engines import get_engine
 from rooms import selectors, services
 from rooms.models import Room, Seat, Table, TableEvent
+from tests.conftest import make_due
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +46,7 @@ def test_a_lost_bot_turn_is_played_by_the_bot_soon_not_timed_out(lost_bot_turns,
     # The timer looks after BOT_RESCUE_S, not after the 600 s turn timer.
     assert table.deadline_at <= timezone.now() + timedelta(seconds=settings.BOT_RESCUE_S)
     # The rescue look alone never plays the bot's automatic move early.
-    Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
+    make_due(table.pk, at=timezone.now() - timedelta(seconds=1))
     assert not services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
     assert Table.objects.get(pk=table.pk).version == table.version
 
@@ -64,8 +65,8 @@ def test_a_bot_whose_policy_fails_still_gets_its_automatic_move_when_its_turn_ru
     engine = get_engine("lembar")
     due = engine.deadline(table.state)
     # Its turn timer has run out (the table started long ago).
-    Table.objects.filter(pk=table.pk).update(started_at=timezone.now() - timedelta(hours=1),
-                                             deadline_at=timezone.now() - timedelta(seconds=1))
+    Table.objects.filter(pk=table.pk).update(started_at=timezone.now() - timedelta(hours=1))
+    make_due(table.pk, at=timezone.now() - timedelta(seconds=1))
     if due.get("since_ms") is not None:
         state = {**table.state, "turn_since": due["since_ms"] - 3_600_000}
         Table.objects.filter(pk=table.pk).update(state=state)
@@ -92,8 +93,8 @@ def _due_tables(count: int) -> list[Table]:
         i = Table.objects.count()
         players = [user_create(username=f"due{i}-{k}", password="pass-word-123") for k in range(2)]
         table = services.table_open_seated(room=room, players=players)
-        Table.objects.filter(pk=table.pk).update(started_at=timezone.now() - timedelta(hours=1),
-                                                 deadline_at=timezone.now() - timedelta(seconds=1))
+        Table.objects.filter(pk=table.pk).update(started_at=timezone.now() - timedelta(hours=1))
+        make_due(table.pk, at=timezone.now() - timedelta(seconds=1))
         tables.append(Table.objects.get(pk=table.pk))
     return tables
 
@@ -119,7 +120,7 @@ def test_the_timer_claims_every_due_deadline_once_in_one_statement(django_assert
 
     due = _due_tables(3)
     later = _due_tables(1)[0]
-    Table.objects.filter(pk=later.pk).update(deadline_at=timezone.now() + timedelta(minutes=5))
+    make_due(later.pk, at=timezone.now() + timedelta(minutes=5))
     with django_assert_max_num_queries(1):
         claimed = timers.claim_due()
     assert sorted(claimed) == sorted([t.pk, t.version] for t in due)

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from accounts.services import bot_create, user_create
 from rooms.models import Room
+from tests.conftest import make_due
 
 _names = itertools.count()
 
@@ -92,14 +93,14 @@ def play_table(table_id: int, rng: random.Random) -> None:
         due = engine.deadline(table.state)
         acting = engine.to_act(table.state)
         if not acting or (due and due.get("seat") is None):
-            Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now())
+            make_due(table.pk, at=timezone.now())
             services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
             continue
         seat = due["seat"] if due and due.get("seat") in acting else acting[0]
         legal = engine.legal_moves(table.state, seat)
         move = rng.choice(legal) if bot is None else bot.choose(engine.view(table.state, seat), legal, rng)
         if move is None:
-            Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now())
+            make_due(table.pk, at=timezone.now())
             services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
             continue
         services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=table.version)

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from rooms import services as rooms_services
 from rooms.models import Room, Table, TableStatus
+from tests.conftest import make_due
 from tests.tournaments.conftest import play_round
 from tournaments import services
 from tournaments.errors import TournamentError
@@ -185,7 +186,7 @@ def _play_automatic(table_id: int) -> None:
         table = Table.objects.get(pk=table_id)
         if table.status != TableStatus.RUNNING:
             return
-        Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now())
+        make_due(table.pk, at=timezone.now())
         rooms_services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
     raise AssertionError("table did not end")
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from live import rows
 from rooms import selectors
 from rooms.models import SeatStatus, Table
 from rooms.services.base import _after_commit_broadcast, _record
@@ -118,8 +119,7 @@ def _grant_grace(table: Table, engine) -> bool:
     # In the table's event log (moderation, the fault harness); the players see the new deadline, and the
     # seat's "reconnecting…" from its presence.
     _record(table, "grace", {"seat": entry["seat"], "grace_ms": grace_ms})
-    Table.objects.filter(pk=table.pk).update(seating=table.seating, deadline_at=table.deadline_at,
-                                             deadline_enqueued_at=None)
+    rows.execute([rows.update_statement(table, ["seating", "deadline_at"]), rows.deadline_statement(table)])
     _after_commit_broadcast(table, [])
     return True
 
@@ -138,7 +138,12 @@ def _set_deadline(table: Table, engine) -> None:
             # BOT_RESCUE_S and has the bot play (gameworkers.tasks.fire_deadline).
             rescue = timezone.now() + timedelta(seconds=settings.BOT_RESCUE_S)
             table.deadline_at = min(table.deadline_at, rescue)
-    table.deadline_enqueued_at = None
+
+
+def _save_deadline(table: Table) -> None:
+    """The timer's entry, after a ``table.save()`` that set the deadline (start, finish, stop); the move
+    path writes it with the step (``rows.deadline_statement``)."""
+    rows.execute([rows.deadline_statement(table)])
 
 
 def due_tables(*, now: datetime | None = None, retry_after_s: float = 3.0, limit: int = 500,
@@ -149,8 +154,6 @@ def due_tables(*, now: datetime | None = None, retry_after_s: float = 3.0, limit
     both hand out the same deadline within ``retry_after_s``; a deadline whose task was lost is claimed
     again after it (only when ``reclaim``: the caller turns it off while the workers have a backlog).
     """
-    from live import rows
-
     now = now or timezone.now()
     stale = now - timedelta(seconds=retry_after_s) if reclaim else None
     return rows.claim_due(now=now, stale=stale, limit=limit)

@@ -10,6 +10,7 @@ from rooms import signals
 from rooms.errors import TableError
 from rooms.models import ENDED_STATUSES, Room, StopReason, Table, TableStatus
 from rooms.services.base import _after_commit_broadcast, _lock, _record
+from rooms.services.clock import _save_deadline
 from wallets import table_money
 
 # ----- finish and stop ---------------------------------------------------------------------
@@ -22,6 +23,7 @@ def _finish_locked(table: Table, engine) -> None:
     table.deadline_at = None
     table.deadline_seat = None
     table.save()
+    _save_deadline(table)
     table_money.on_finish(table=table, result=result)
     _record(table, "finished", {"result": result, "seed": table.seed_hex})
     after_commit(_notify_finished, table.pk)
@@ -61,6 +63,7 @@ def _stop_locked(table: Table, reason: str) -> None:
     table.deadline_at = None
     table.deadline_seat = None
     table.save()
+    _save_deadline(table)
     table_money.on_stop(table=table)
     _record(table, "stopped", {"reason": reason, "seed": table.seed_hex})
     _after_commit_broadcast(table, [{"type": "stopped", "reason": reason}], seats_changed=True)

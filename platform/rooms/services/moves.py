@@ -241,9 +241,8 @@ def _after_move(table: Table, engine, events: list[dict], *, commit: bool = Fals
     _set_deadline(table, engine)
     _after_commit_bots(table, engine)
     _after_commit_broadcast(table, events)
-    rows.execute([*log, rows.update_statement(table, [
-        "state", "version", "deadline_at", "deadline_seat", "deadline_enqueued_at", "last_event_seq", "seating"])],
-        commit=commit)
+    rows.execute([*log, rows.update_statement(table, list(rows.STEP_FIELDS)), rows.deadline_statement(table)],
+                 commit=commit)
 
 
 def _leave_running(table: Table, seat: Seat) -> None:

@@ -12,7 +12,7 @@ from rooms import seeds
 from rooms.errors import TableError
 from rooms.models import Room, Seat, SeatStatus, StopReason, Table, TableEvent, TableStatus
 from rooms.services.base import _after_commit_broadcast, _lock, _record, engine_options
-from rooms.services.clock import _set_deadline
+from rooms.services.clock import _save_deadline, _set_deadline
 from rooms.services.ending import _stop_locked
 from rooms.services.moves import _after_commit_bots, _at_rest, _leave_running
 from rooms.services.seating import _refresh_seating, _save_seating, _seating_entry
@@ -196,6 +196,7 @@ def table_start(*, table_id: int, by=None) -> Table:
             entry.update(bank_ms=0 if entry["bot"] else table.room.time_bank_seconds * 1000, grace=None)
         _set_deadline(table, engine)
         table.save()
+        _save_deadline(table)
         table_money.on_start(table=table)
         _record(table, "started", {"seats": len(seats)})
         _after_commit_broadcast(table, [{"type": "started"}], seats_changed=True)

@@ -17,6 +17,7 @@ from config.asgi import application
 from gameworkers.engines import get_engine
 from rooms import selectors, services
 from rooms.models import Room, Table
+from tests.conftest import make_due
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -92,7 +93,7 @@ def _fire_now(table_id: int) -> bool:
     from django.utils import timezone
 
     table = Table.objects.get(pk=table_id)
-    Table.objects.filter(pk=table_id).update(deadline_at=timezone.now() - timedelta(seconds=1))
+    make_due(table_id, at=timezone.now() - timedelta(seconds=1))
     return services.table_fire_deadline(table_id=table_id, expected_version=table.version)
 
 

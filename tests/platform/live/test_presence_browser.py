@@ -17,6 +17,7 @@ from accounts.services import user_create
 from gameworkers.engines import get_engine
 from rooms import services
 from rooms.models import Room, Table
+from tests.conftest import make_due
 from tests.frontend.conftest import CHROMIUM, browser, live_stack, login  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -140,7 +141,7 @@ def _removed_for_timeouts(users: list) -> tuple[Table, object]:
             break
         due = engine.deadline(table.state)
         if due["seat"] in (idle, None) or due["limit_ms"] == 0:
-            Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
+            make_due(table.pk, at=timezone.now() - timedelta(seconds=1))
             services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
         else:
             move = engine.legal_moves(table.state, due["seat"])[0]

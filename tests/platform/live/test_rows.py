@@ -140,3 +140,35 @@ def test_the_state_column_is_compressed_with_lz4_where_postgresql_has_it(db):
                        [Table._meta.db_table])
         (method,) = cursor.fetchone()
     assert method == ("l" if has_lz4 else "")
+
+
+def test_no_index_of_the_table_row_covers_a_column_a_move_writes(db):
+    # A move's update is then a HOT update on PostgreSQL: no new entry in any of the table's indexes (the
+    # timer's due index is on TableDeadline's narrow row).
+    written = {Table._meta.get_field(name).column for name in rows.STEP_FIELDS}
+    with connection.cursor() as cursor:
+        indexes = connection.introspection.get_constraints(cursor, Table._meta.db_table)
+    covered = {name: set(info["columns"]) & written for name, info in indexes.items() if info["index"]}
+    assert covered and not any(covered.values()), covered
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_rewrites_the_table_row_in_place_and_no_index_of_it(lembar_room, make_user):
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's HOT updates")
+    table, seat, move = _started_table(lembar_room, make_user)
+    # A HOT update also needs room on the row's page: the setup's own row versions are gone once vacuumed.
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM {connection.ops.quote_name(Table._meta.db_table)}")
+
+    def updates() -> tuple[int, int]:
+        with connection.cursor() as cursor:  # counts of the transaction the move runs in
+            cursor.execute("SELECT pg_stat_get_xact_tuples_updated(%s::regclass), "
+                           "pg_stat_get_xact_tuples_hot_updated(%s::regclass)", [Table._meta.db_table] * 2)
+            return cursor.fetchone()
+
+    with transaction.atomic():
+        before = updates()
+        services.table_play(table_id=table.pk, seat_number=seat, move=move, expected_version=table.version)
+        after = updates()
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 1)  # one update, and it was a HOT one

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import importlib
 
+import pytest
 from django.apps import apps
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.utils import timezone
 
 from gameworkers.engines import get_engine
 from rooms import seeds, services
-from rooms.models import Table
+from rooms.models import Table, TableDeadline
 
 
 def _dealt(room, make_user) -> Table:
@@ -42,3 +46,23 @@ def test_states_that_have_the_counters_are_left_as_they_are(lembar_room, make_us
     before = Table.objects.get(pk=table.pk).state
     migration.forwards(apps, None)
     assert Table.objects.get(pk=table.pk).state == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_running_tables_keep_their_deadline_and_claim_mark_when_the_due_index_moves(lembar_room, make_user):
+    # 0013: the timer finds due tables through TableDeadline; a table running at the upgrade must still
+    # time out, and one the timer had just handed out is not handed out twice.
+    table = _dealt(lembar_room, make_user)
+    executor = MigrationExecutor(connection)
+    before, after = [("rooms", "0012_table_seed_sealed")], [("rooms", "0013_table_deadline")]
+    executor.migrate(before)
+    try:
+        old = executor.loader.project_state(before).apps
+        enqueued = timezone.now().replace(microsecond=0)
+        old.get_model("rooms", "Table").objects.filter(pk=table.pk).update(deadline_enqueued_at=enqueued)
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+    finally:
+        MigrationExecutor(connection).migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    entry = TableDeadline.objects.get(table_id=table.pk)
+    assert (entry.due_at, entry.version, entry.enqueued_at) == (table.deadline_at, table.version, enqueued)

@@ -10,6 +10,7 @@ from django.utils import timezone
 from gameworkers.engines import get_engine
 from rooms import selectors, services
 from rooms.models import Seat, SeatStatus, TableEvent, TableStatus
+from tests.conftest import make_due
 
 pytestmark = pytest.mark.django_db
 
@@ -27,8 +28,7 @@ def test_a_lembar_player_removed_for_timeouts_shows_the_same_count_everywhere(le
             break
         due = engine.deadline(table.state)
         if due["seat"] in (0, None):  # seat 0 never moves: the timer plays for it
-            table.deadline_at = timezone.now() - timedelta(seconds=1)
-            table.save(update_fields=["deadline_at"])
+            make_due(table, at=timezone.now() - timedelta(seconds=1))
             services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
         else:
             seat = due["seat"]

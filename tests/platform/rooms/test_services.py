@@ -17,8 +17,9 @@ from gameworkers.bots import get_bot
 from gameworkers.engines import get_engine
 from rooms import seeds, selectors, services
 from rooms.errors import TableError
-from rooms.models import Seat, SeatStatus, Table, TableEvent, TableStatus
+from rooms.models import Seat, SeatStatus, StopReason, Table, TableDeadline, TableEvent, TableStatus
 from rooms.services import clock
+from tests.conftest import make_due
 
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.django_db
@@ -40,8 +41,7 @@ def _act(table: Table, engine, seat: int | None = None, bot=None) -> None:
     due = engine.deadline(table.state)
     seat = due["seat"] if seat is None else seat
     if seat is None or due.get("limit_ms") == 0:
-        table.deadline_at = timezone.now() - timedelta(seconds=1)
-        table.save(update_fields=["deadline_at"])
+        make_due(table, at=timezone.now() - timedelta(seconds=1))
         assert services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
         return
     legal = engine.legal_moves(table.state, seat)
@@ -136,8 +136,7 @@ def test_deadline_fires_once_and_only_when_due(lembar_room, make_user):
     table, *_ = _start_two(lembar_room, make_user)
     start = table.version
     assert not services.table_fire_deadline(table_id=table.pk, expected_version=start)  # not due yet
-    table.deadline_at = timezone.now() - timedelta(seconds=1)
-    table.save(update_fields=["deadline_at"])
+    make_due(table, at=timezone.now() - timedelta(seconds=1))
     assert services.due_tables() == [(table.pk, start)]
     assert services.due_tables() == []  # claimed: a second timer does not enqueue it again
     assert services.table_fire_deadline(table_id=table.pk, expected_version=start)
@@ -150,10 +149,38 @@ def test_deadline_fires_once_and_only_when_due(lembar_room, make_user):
     assert Seat.objects.get(table=table, number=seat).consecutive_timeouts == 1
 
 
+def _timer_entry_matches(table_id: int) -> bool:
+    """The timer's entry (TableDeadline) holds the table's deadline, for its version; none when it has none."""
+    table = Table.objects.get(pk=table_id)
+    entry = TableDeadline.objects.filter(table_id=table_id).first()
+    if table.deadline_at is None:
+        return entry is None or entry.due_at is None
+    return entry is not None and (entry.due_at, entry.version) == (table.deadline_at, table.version)
+
+
+def test_the_timer_entry_follows_the_deadline_through_start_moves_timeouts_and_the_end(lembar_room, make_user):
+    table, *_ = _start_two(lembar_room, make_user)
+    assert table.deadline_at is not None and _timer_entry_matches(table.pk)  # the start
+    engine = get_engine("lembar")
+    for _ in range(3):  # moves (the locked path here; the unlocked one: test_unlocked_play.py)
+        table.refresh_from_db()
+        seat = engine.to_act(table.state)[0]
+        services.table_play(table_id=table.pk, seat_number=seat, move=engine.legal_moves(table.state, seat)[0],
+                            expected_version=table.version)
+        assert _timer_entry_matches(table.pk)
+    table.refresh_from_db()
+    make_due(table, at=timezone.now() - timedelta(seconds=1))
+    assert services.due_tables() == [(table.pk, table.version)]
+    assert services.table_fire_deadline(table_id=table.pk, expected_version=table.version)  # a timeout
+    assert _timer_entry_matches(table.pk)
+    assert TableDeadline.objects.get(table=table).enqueued_at is None  # the new deadline is not handed out
+    services.table_stop(table_id=table.pk, reason=StopReason.STAFF)
+    assert _timer_entry_matches(table.pk) and services.due_tables(now=timezone.now() + timedelta(days=1)) == []
+
+
 def test_a_lost_deadline_task_is_claimed_again(lembar_room, make_user):
     table, *_ = _start_two(lembar_room, make_user)
-    table.deadline_at = timezone.now() - timedelta(seconds=10)
-    table.save(update_fields=["deadline_at"])
+    make_due(table, at=timezone.now() - timedelta(seconds=10))
     assert services.due_tables() == [(table.pk, table.version)]
     later = timezone.now() + timedelta(seconds=4)
     assert services.due_tables(now=later) == [(table.pk, table.version)]
@@ -171,8 +198,7 @@ def test_three_timeouts_in_a_row_remove_a_lembar_player(lembar_room, make_user):
             break
         due = engine.deadline(table.state)
         if due["seat"] == 0 or due["seat"] is None:
-            table.deadline_at = timezone.now() - timedelta(seconds=1)
-            table.save(update_fields=["deadline_at"])
+            make_due(table, at=timezone.now() - timedelta(seconds=1))
             services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
         else:
             _act(table, engine)
@@ -303,8 +329,7 @@ def test_a_private_table_needs_its_invite_code(lembar_room, make_user, bots):
 
 def test_claimed_deadlines_are_not_handed_out_again_while_workers_are_behind(lembar_room, make_user):
     table, *_ = _start_two(lembar_room, make_user)
-    table.deadline_at = timezone.now() - timedelta(seconds=10)
-    table.save(update_fields=["deadline_at"])
+    make_due(table, at=timezone.now() - timedelta(seconds=10))
     assert services.due_tables() == [(table.pk, table.version)]
     later = timezone.now() + timedelta(seconds=30)
     assert services.due_tables(now=later, reclaim=False) == []
@@ -446,7 +471,7 @@ def test_closing_a_catch_window_is_a_step_but_not_a_move(lembar_room, make_user,
     table.refresh_from_db()
     assert table.state["windows"] == [{"seat": 0, "since": start + 7}]
     assert table.deadline_seat is None and table.deadline_at == clock._ms_to_datetime(start + 7 + 3001)
-    Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
+    make_due(table.pk, at=timezone.now() - timedelta(seconds=1))
     assert services.table_fire_deadline(table_id=table.pk, expected_version=v0 + 8)  # the window closes
     table.refresh_from_db()
     assert table.version == v0 + 9 and table.state["move_count"] == 8 and table.state["windows"] == []

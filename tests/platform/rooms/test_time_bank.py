@@ -18,8 +18,9 @@ from django.utils import timezone
 from gameworkers.engines import get_engine
 from rooms import selectors, services
 from rooms.errors import TableError
-from rooms.models import Room, Seat, SeatStatus, Table, TableEvent
+from rooms.models import Room, Seat, SeatStatus, Table, TableDeadline, TableEvent
 from rooms.services import clock, moves
+from tests.conftest import make_due
 
 pytestmark = pytest.mark.django_db
 
@@ -72,7 +73,7 @@ def _fire(table: Table) -> bool:
     """The timer fires the table's deadline when it is due. The moves here are made at chosen times (past
     the turn timer, so in the future): the firing's clock reads the deadline, and the row says it is due."""
     at = max(_ms(table.deadline_at), table.state["last_move_ms"] or 0)
-    Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
+    make_due(table.pk, at=timezone.now() - timedelta(seconds=1))
     with mock.patch.object(moves, "now_ms", lambda: at):
         fired = services.table_fire_deadline(table_id=table.pk, expected_version=table.version)
     table.refresh_from_db()
@@ -200,6 +201,8 @@ def test_a_player_down_when_their_time_runs_out_gets_the_grace_once_and_it_is_ne
     assert not _fire(table)  # the timer and the bank have run out, the player is still away: the grace
     assert table.version == version  # a move in flight stays valid
     assert _ms(table.deadline_at) == turn_end + BANK_MS + 15_000
+    entry = TableDeadline.objects.get(table=table)  # where the timer looks: the new deadline, not handed out
+    assert (entry.due_at, entry.version, entry.enqueued_at) == (table.deadline_at, version, None)
     assert _entry(table, seat)["grace"] == [turn_end - TURN_MS, 15_000]
     assert TableEvent.objects.filter(table=table, kind="grace").count() == 1
     # Back, and moving 40 s past the timer: the grace counts as coming first, 25 s come from the bank.

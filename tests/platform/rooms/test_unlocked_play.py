@@ -13,7 +13,7 @@ from gameworkers.engines import get_engine
 from live import pg_pipeline, rows
 from rooms import services
 from rooms.errors import TableError
-from rooms.models import Table, TableEvent, TableMove
+from rooms.models import Table, TableDeadline, TableEvent, TableMove
 from rooms.services.base import _record
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -65,7 +65,10 @@ def test_a_move_from_a_fresh_read_is_one_statement_in_one_round_trip(lembar_room
     assert len(round_trips) == 1 and len(round_trips[0]) == 1  # no BEGIN, no lock, no COMMIT
     assert round_trips[0][0].startswith("WITH u AS (UPDATE")
     fresh = Table.objects.get(pk=table.pk)
-    assert fresh.version == table.version + 1 and fresh.deadline_enqueued_at is None
+    assert fresh.version == table.version + 1
+    # the timer's entry went with it: the new deadline, for the new version, not handed out
+    due = TableDeadline.objects.get(table=table)
+    assert (due.due_at, due.version, due.enqueued_at) == (fresh.deadline_at, fresh.version, None)
     assert TableMove.objects.filter(table=table).count() == moves_before + 1
     # the locked path takes two (BEGIN + lock, then the writes + COMMIT)
     again = rows.load_tables([table.pk])[table.pk]

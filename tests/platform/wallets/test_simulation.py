@@ -27,6 +27,7 @@ from gameworkers.engines import get_engine
 from rooms import services as rooms
 from rooms.errors import TableError
 from rooms.models import Room, Seat, SeatStatus, StopReason, Table, TableStatus
+from tests.conftest import make_due
 from wallets.checks import ledger_problems
 from wallets.models import Account, AccountKind, LedgerTransaction, WalletSettings
 
@@ -134,7 +135,7 @@ class Sim:
 
     def timeout(self, table: Table) -> None:
         """The deadline passes and the server plays the automatic move."""
-        Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
+        make_due(table.pk, at=timezone.now() - timedelta(seconds=1))
         rooms.table_fire_deadline(table_id=table.pk, expected_version=table.version)
 
     def move(self, table: Table, engine, bots: dict) -> None:

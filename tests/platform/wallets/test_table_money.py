@@ -13,6 +13,7 @@ from gameworkers.engines import get_engine
 from rooms import services as rooms
 from rooms.errors import TableError
 from rooms.models import Seat, SeatStatus, StopReason, Table, TableStatus
+from tests.conftest import make_due
 from wallets import services, table_money
 from wallets.checks import ledger_problems
 from wallets.models import Account, AccountKind, LedgerTransaction, WalletSettings
@@ -116,7 +117,7 @@ def play_out(table: Table, *, limit: int = 5000) -> Table:
         acting = engine.to_act(table.state)
         seat = acting[0] if acting else (due or {}).get("seat")
         if seat is None or not engine.legal_moves(table.state, seat):
-            Table.objects.filter(pk=table.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
+            make_due(table.pk, at=timezone.now() - timedelta(seconds=1))
             rooms.table_fire_deadline(table_id=table.pk, expected_version=table.version)
             continue
         move = engine.legal_moves(table.state, seat)[0]
