@@ -374,6 +374,27 @@ def table_versions(ids: list[int]) -> int:
     return sum(Table.objects.filter(pk__in=ids).values_list("version", flat=True))
 
 
+def row_updates() -> dict[str, tuple[int, int]]:
+    """Per table of the rooms app: (row updates, of which HOT) so far, as PostgreSQL's statistics have
+    them (each backend reports its counts every second or so: compare shares, not totals)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT relname, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
+                       "WHERE relname IN ('rooms_table', 'rooms_tabledeadline')")
+        return {name: (updated, hot) for name, updated, hot in cursor.fetchall()}
+
+
+def hot_pct(before: dict, after: dict) -> dict[str, float | None]:
+    """The share of HOT updates (no index entry rewritten) per table, between two ``row_updates``."""
+    shares = {}
+    for name, (updated, hot) in after.items():
+        updated0, hot0 = before.get(name, (0, 0))
+        shares[name] = round(100 * (hot - hot0) / (updated - updated0), 1) if updated > updated0 else None
+    return shares
+
+
 def running_tables(ids: list[int]) -> int:
     from rooms.models import Table, TableStatus
 
@@ -410,7 +431,7 @@ def run(args) -> dict:
 
         def start_clock() -> None:
             mark.update(since=timezone.now(), v0=table_versions(ids), cpu0=stack.cpu_by_part(), t0=time.monotonic(),
-                        stat0=cpu_jiffies(), probe=start_speed_probe())
+                        stat0=cpu_jiffies(), probe=start_speed_probe(), updates0=row_updates())
 
         async def main() -> None:
             if args.mode != "play":
@@ -463,6 +484,7 @@ def run(args) -> dict:
             "machine_cpu_busy_pct": round(100 * sum(parts.values()) / elapsed / (os.cpu_count() or 1)),
             "machine_cpu_stolen_pct": stolen_pct(mark["stat0"], cpu_jiffies()),
             "speed_probe_cpu_ms": stop_speed_probe(mark["probe"]),
+            "row_updates_hot_pct": hot_pct(mark["updates0"], row_updates()),
             "moves_refused": dict(stats.get("refused", {})),
             "client_errors": len(stats["errors"]),
             "client_error_kinds": dict(Counter(stats["errors"]).most_common(3)),
