@@ -95,12 +95,14 @@ def queue_bot_turn(table_id: int, seat: int, version: int, *, delay_s: float) ->
 
 
 # Takes the due members and removes them in one step (two timers never both take a turn); none while
-# more than ARGV[3] tasks wait in the broker's list KEYS[2].
+# more than ARGV[3] tasks wait in the broker's list KEYS[2]. Returns the members taken and the score of
+# the earliest one left ('' when none is left, '-1' while the workers are behind).
 _TAKE = """
-if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[3]) then return {} end
+if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[3]) then return {{}, '-1'} end
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 if #due > 0 then redis.call('ZREM', KEYS[1], unpack(due)) end
-return due
+local left = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {due, left[2] or ''}
 """
 _take_script: list = []
 
@@ -109,18 +111,27 @@ def take_due_bot_turns(*, now_ms: float | None = None, limit: int = BOT_TAKE_LIM
                        backlog_max: int = BOT_BACKLOG_MAX) -> list[list[int]]:
     """Remove and return the bot turns due by now, earliest first, as [table id, seat, version]; none
     while more than ``backlog_max`` bot tasks wait for a worker."""
+    return _take(now_ms=now_ms, limit=limit, backlog_max=backlog_max)[0]
+
+
+def _take(*, now_ms: float | None = None, limit: int = BOT_TAKE_LIMIT,
+          backlog_max: int = BOT_BACKLOG_MAX) -> tuple[list[list[int]], float | None]:
+    """``take_due_bot_turns`` and when the earliest turn left in the queue is due (epoch ms): None when
+    none is left, 0 while the workers are behind (look again soon)."""
     client = _redis()
     if not _take_script:
         _take_script.append(client.register_script(_TAKE))
     now = time.time() * 1000 if now_ms is None else now_ms
+    members, left = _take_script[0](keys=[BOT_QUEUE_KEY, BOT_TASK_QUEUE], args=[now, limit, backlog_max],
+                                    client=client)
     turns = []
-    for member in _take_script[0](keys=[BOT_QUEUE_KEY, BOT_TASK_QUEUE], args=[now, limit, backlog_max],
-                                  client=client):
+    for member in members:
         try:
             turns.append([int(part) for part in member.decode().split(":")])
         except ValueError:
             log.warning("malformed bot turn %r dropped", member)
-    return [t for t in turns if len(t) == 3]
+    next_due = None if not left else max(0.0, float(left))
+    return [t for t in turns if len(t) == 3], next_due
 
 
 def batches(items: list, workers_hint: int = 2) -> list[list]:
@@ -133,31 +144,55 @@ def batches(items: list, workers_hint: int = 2) -> list[list]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def hand_out_bot_turns() -> int:
-    """Hand the due bot turns to the workers, one task per batch."""
+def hand_out_bot_turns() -> float | None:
+    """Hand the due bot turns to the workers, one task per batch. Returns when the earliest turn left
+    in the queue is due (epoch ms; None when none is left, 0 while the workers are behind)."""
     from gameworkers import tasks
 
-    turns = take_due_bot_turns()
+    turns, next_due = _take()
     for batch in batches(turns):
         tasks.bot_turns.delay(batch)
-    return len(turns)
+    return next_due
+
+
+def next_look_s(next_due_ms: float | None, *, now_ms: float, think_min_ms: float) -> float:
+    """How long the timer may wait before it looks at the bots' queue again without handing a turn out
+    more than BOT_POLL_S late: until the earliest turn left is due, but no longer than a bot's shortest
+    think time less BOT_POLL_S (a turn queued after this look is due no sooner than that), and at least
+    BOT_POLL_S. An idle queue is then looked at a few times a second, not 50 times (docs/architecture.md)."""
+    wait = max(BOT_POLL_S, think_min_ms / 1000 - BOT_POLL_S)
+    if next_due_ms is not None:
+        wait = min(wait, (next_due_ms - now_ms) / 1000)
+    return max(BOT_POLL_S, wait)
 
 
 def pause(seconds: float, *, bots: bool = True) -> None:
     """Sleep until the next sweep; meanwhile (``bots``: this timer holds the lease) hand out the bot
-    turns that come due, every BOT_POLL_S, so a bot's think time is not rounded up to the sweep's."""
+    turns that come due, each within BOT_POLL_S of its time (``next_look_s``), so a bot's think time is
+    not rounded up to the sweep's."""
+    from django.conf import settings
+
+    think_min_ms = settings.BOT_DELAY_MS[0]
     end = time.monotonic() + seconds
+    look_at = time.monotonic()
     while True:
-        left = end - time.monotonic()
+        now = time.monotonic()
+        left = end - now
         if left <= 0:
             return
-        time.sleep(min(left, BOT_POLL_S) if bots else left)
-        if bots:
-            try:
-                hand_out_bot_turns()
-            except Exception:  # Redis away: the next sweep tries again, the rescue deadline is the net
-                log.warning("bot turns not handed out", exc_info=True)
-                bots = False
+        if not bots:
+            time.sleep(left)
+            return
+        time.sleep(min(left, max(BOT_POLL_S, look_at - now)))
+        if time.monotonic() < look_at:
+            continue
+        try:
+            next_due = hand_out_bot_turns()
+        except Exception:  # Redis away: the next sweep tries again, the rescue deadline is the net
+            log.warning("bot turns not handed out", exc_info=True)
+            bots = False
+            continue
+        look_at = time.monotonic() + next_look_s(next_due, now_ms=time.time() * 1000, think_min_ms=think_min_ms)
 
 
 def sweep() -> int:

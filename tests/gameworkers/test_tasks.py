@@ -206,6 +206,34 @@ def test_a_bot_turn_waits_out_its_think_time_in_the_queue(settings):
     assert timers.take_due_bot_turns(now_ms=now + 250) == []  # taken once
 
 
+def test_the_timer_looks_at_an_idle_bot_queue_a_few_times_a_second_and_at_a_due_turn_on_time(monkeypatch, settings):
+    import time
+
+    from gameworkers import timers
+
+    poll = timers.BOT_POLL_S
+    assert timers.next_look_s(None, now_ms=0, think_min_ms=600) == 0.6 - poll  # nothing queued
+    assert timers.next_look_s(100, now_ms=0, think_min_ms=600) == 0.1  # the earliest turn's time
+    assert timers.next_look_s(0, now_ms=5_000, think_min_ms=600) == poll  # overdue, or workers behind
+    assert timers.next_look_s(None, now_ms=0, think_min_ms=0) == poll  # no think time: as often as ever
+    settings.BOT_DELAY_MS = (600, 1500)
+    looks: list[float] = []
+    monkeypatch.setattr(timers, "hand_out_bot_turns", lambda: looks.append(time.monotonic()))
+    timers.pause(1.0)
+    assert 1 <= len(looks) <= 3  # not 1 / BOT_POLL_S = 50
+    # A turn due 150 ms after a look is handed out within BOT_POLL_S of its time.
+    looks.clear()
+    due_in = 0.15
+
+    def hand_out() -> float | None:
+        looks.append(time.monotonic())
+        return time.time() * 1000 + due_in * 1000 if len(looks) == 1 else None
+
+    monkeypatch.setattr(timers, "hand_out_bot_turns", hand_out)
+    timers.pause(0.5)
+    assert len(looks) >= 2 and due_in - 0.005 <= looks[1] - looks[0] <= due_in + poll + 0.1
+
+
 def test_batches_spread_a_sweep_over_the_workers_and_stay_small():
     from gameworkers import timers
 
