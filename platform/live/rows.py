@@ -399,9 +399,9 @@ def unlocked_writes() -> bool:
 def write_step_if_unchanged(read: Table, table: Table, moves: list[dict], events: list[tuple[int, dict]], *,
                             actor_id: int | None) -> bool:
     """Write a step computed from ``read`` without locking the row: the table's update, the step's move
-    and event rows and the timer's entry in ONE statement and one round trip (no BEGIN, no lock, no COMMIT; one statement is its
-    own transaction), applied only if the table's row is still as read (every column but the state, which
-    moves only with the version, and the timer's claim mark), its room's row too, and the acting account
+    and event rows and the timer's entry in ONE statement and one round trip (no BEGIN, no lock, no
+    COMMIT; one statement is its own transaction), applied only if the table's row is still as read
+    (every column but the state, which moves only with the version), its room's row too, and the acting account
     (``actor_id``) is active. The inserts take their rows from the update's, so when the row changed
     nothing at all is written. Returns whether the step was written; False leaves the caller to take the
     locked path. Only where ``unlocked_writes()``."""
