@@ -13,6 +13,7 @@ import pytest
 from accounts.services import bot_create, user_create
 from rooms import selectors, services
 from rooms.models import Room, Table, TableStatus
+from tests.conftest import make_due
 from tests.frontend.conftest import login, screenshot
 
 
@@ -278,9 +279,9 @@ def test_cherki_call_in_a_prepared_position(page):
         state.update({"turn": seat, "phase": "draw", "took": None, "drawn": None,
                       "turn_since": int(time.time() * 1000)})
         table.state = state
-        table.deadline_at = timezone.now() + timezone.timedelta(seconds=30)
         table.deadline_seat = seat
         table.save()
+        make_due(table, at=timezone.now() + timezone.timedelta(seconds=30))  # where the timer looks too
     login(page, "cici")
     page.goto(f"/tables/{table.pk}/")
     call = page.locator("#actions button[data-type=call]:enabled")
@@ -422,9 +423,9 @@ def test_turn_alerts_lembar_warning_and_play_again_after_bots(page):
                             "turn_since": now_ms, "windows": []})
         table.state["timeouts"][seat] = 2
         table.version += 1  # the bot turn queued by the start is stale now
-        table.deadline_at = timezone.now() + timezone.timedelta(seconds=14)
         table.deadline_seat = seat
         table.save()
+        make_due(table, at=timezone.now() + timezone.timedelta(seconds=14))  # where the timer looks too
     login(page, "tara")
     page.add_init_script(ALERT_STUBS)
     page.goto(f"/tables/{table.pk}/")
