@@ -62,7 +62,10 @@ def _fire_one(table_id: int, version: int, table: Table | None) -> bool:
     was lost, or is late); anyone else gets the spec's automatic move, or first the reconnect grace
     when their connection is down (rooms.services.table_fire_deadline). ``table``: the row as read
     before (None when gone); the firing itself locks it and checks the version."""
-    if table is None or table.version != version:
+    if table is None:
+        return False
+    if table.version != version:
+        services.deadline_resync(table=table, handed_out_version=version)
         return False
     seat = table.deadline_seat
     if seat is not None:

@@ -231,6 +231,18 @@ def deadline_statement(table: Table) -> Statement:
                  zip(columns, (table.pk, table.deadline_at, table.version), strict=True)]
 
 
+def stale_deadline_statement(table: Table, handed_out_version: int) -> Statement:
+    """The table's timer entry set from ``table`` (a row read after the timer handed the entry out) only
+    if the entry still names ``handed_out_version``: every step rewrites it, so one that still does
+    has drifted from its table, and would be handed out again and again for a version long gone."""
+    db = _db()
+    qn = connection.ops.quote_name
+    due = TableDeadline._meta.get_field("due_at")
+    sql = (f"UPDATE {qn(TableDeadline._meta.db_table)} SET {qn('due_at')} = %s, {qn('version')} = %s, "
+           f"{qn('enqueued_at')} = NULL WHERE {qn('table_id')} = %s AND {qn('version')} = %s")
+    return sql, [due.get_db_prep_value(table.deadline_at, db), table.version, table.pk, handed_out_version]
+
+
 _DEADLINE_NAMES = ("table", "due_at", "version")
 
 

@@ -11,7 +11,7 @@ from accounts.services import bot_create, user_create
 from gameworkers import tasks
 from gameworkers.engines import get_engine
 from rooms import selectors, services
-from rooms.models import Room, Seat, Table, TableEvent
+from rooms.models import Room, Seat, Table, TableDeadline, TableEvent
 from tests.conftest import make_due
 
 pytestmark = pytest.mark.django_db
@@ -129,6 +129,27 @@ def test_the_timer_claims_every_due_deadline_once_in_one_statement(django_assert
     after = timezone.now() + timedelta(seconds=timers.RETRY_AFTER_S + 1)
     assert timers.claim_due(reclaim=False, now=after) == []
     assert sorted(timers.claim_due(now=after)) == sorted([t.pk, t.version] for t in due)
+
+
+def test_a_drifted_timer_entry_is_set_from_its_table_when_its_stale_deadline_fires():
+    from django.db.models import F
+
+    from gameworkers import timers
+
+    table = _due_tables(1)[0]
+    # A write of the table's deadline that missed the timer's entry (none in the platform does:
+    # tests/platform/rooms/test_services.py): the table moved on, its entry still names the old version.
+    Table.objects.filter(pk=table.pk).update(version=F("version") + 1, deadline_at=timezone.now() + timedelta(minutes=5))
+    assert timers.claim_due() == [[table.pk, table.version]]
+    assert tasks.fire_deadlines([[table.pk, table.version]]) == 0  # fires nothing: the version moved on
+    moved = Table.objects.get(pk=table.pk)
+    entry = TableDeadline.objects.get(table=table)
+    assert (entry.due_at, entry.version, entry.enqueued_at) == (moved.deadline_at, moved.version, None)
+    assert timers.claim_due(now=timezone.now() + timedelta(seconds=timers.RETRY_AFTER_S + 1)) == []
+    # An entry a step rewrote after the hand-out is left as it is (an ordinary race, not a drift).
+    TableDeadline.objects.filter(table=table).update(version=moved.version + 1, due_at=None)
+    services.deadline_resync(table=moved, handed_out_version=table.version)
+    assert TableDeadline.objects.get(table=table).version == moved.version + 1
 
 
 def test_a_batch_of_due_deadlines_fires_each_exactly_once():

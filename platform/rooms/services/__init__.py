@@ -11,7 +11,7 @@ moves at a deadline, leaving), ``clock`` (deadlines, time bank, reconnect grace,
 """
 
 from rooms.services.base import engine_options, now_ms
-from rooms.services.clock import due_tables
+from rooms.services.clock import deadline_resync, due_tables
 from rooms.services.ending import room_close, table_stop
 from rooms.services.moves import table_announce, table_fire_deadline, table_play
 from rooms.services.presence import table_connection, tables_alive
@@ -26,6 +26,7 @@ from rooms.services.tables import (
 )
 
 __all__ = [
+    "deadline_resync",
     "due_tables",
     "engine_options",
     "now_ms",

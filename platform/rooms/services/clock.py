@@ -146,6 +146,15 @@ def _save_deadline(table: Table) -> None:
     rows.execute([rows.deadline_statement(table)])
 
 
+def deadline_resync(*, table: Table, handed_out_version: int) -> None:
+    """The timer handed out a deadline of ``handed_out_version`` and the table (as read since) is past it:
+    if the timer's entry still names that version, no step rewrote it, so it has drifted (a write of the
+    deadline that missed it): set it from the table, or the timer would hand it out every few seconds
+    while the table's real deadline never fires."""
+    if table.version > handed_out_version:
+        rows.execute([rows.stale_deadline_statement(table, handed_out_version)])
+
+
 def due_tables(*, now: datetime | None = None, retry_after_s: float = 3.0, limit: int = 500,
                reclaim: bool = True) -> list[tuple[int, int]]:
     """Claim due deadlines for the timer: (table id, version) pairs not handed out in the last seconds.
