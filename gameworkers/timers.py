@@ -108,16 +108,10 @@ _take_script: list = []
 
 
 def take_due_bot_turns(*, now_ms: float | None = None, limit: int = BOT_TAKE_LIMIT,
-                       backlog_max: int = BOT_BACKLOG_MAX) -> list[list[int]]:
+                       backlog_max: int = BOT_BACKLOG_MAX) -> tuple[list[list[int]], float | None]:
     """Remove and return the bot turns due by now, earliest first, as [table id, seat, version]; none
-    while more than ``backlog_max`` bot tasks wait for a worker."""
-    return _take(now_ms=now_ms, limit=limit, backlog_max=backlog_max)[0]
-
-
-def _take(*, now_ms: float | None = None, limit: int = BOT_TAKE_LIMIT,
-          backlog_max: int = BOT_BACKLOG_MAX) -> tuple[list[list[int]], float | None]:
-    """``take_due_bot_turns`` and when the earliest turn left in the queue is due (epoch ms): None when
-    none is left, 0 while the workers are behind (look again soon)."""
+    while more than ``backlog_max`` bot tasks wait for a worker. With them, when the earliest turn left
+    in the queue is due (epoch ms): None when none is left, 0 while the workers are behind."""
     client = _redis()
     if not _take_script:
         _take_script.append(client.register_script(_TAKE))
@@ -149,7 +143,7 @@ def hand_out_bot_turns() -> float | None:
     in the queue is due (epoch ms; None when none is left, 0 while the workers are behind)."""
     from gameworkers import tasks
 
-    turns, next_due = _take()
+    turns, next_due = take_due_bot_turns()
     for batch in batches(turns):
         tasks.bot_turns.delay(batch)
     return next_due

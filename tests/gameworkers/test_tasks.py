@@ -221,10 +221,10 @@ def test_a_bot_turn_waits_out_its_think_time_in_the_queue(settings):
     seat = _acting_bot(table)
     settings.BOT_DELAY_MS = (200, 200)
     tasks.schedule_bot_turn(table.pk, seat, table.version)
-    assert timers.take_due_bot_turns() == []  # still thinking
+    assert timers.take_due_bot_turns()[0] == []  # still thinking
     now = timezone.now().timestamp() * 1000
-    assert timers.take_due_bot_turns(now_ms=now + 250) == [[table.pk, seat, table.version]]
-    assert timers.take_due_bot_turns(now_ms=now + 250) == []  # taken once
+    assert timers.take_due_bot_turns(now_ms=now + 250)[0] == [[table.pk, seat, table.version]]
+    assert timers.take_due_bot_turns(now_ms=now + 250)[0] == []  # taken once
 
 
 def test_the_timer_looks_at_an_idle_bot_queue_a_few_times_a_second_and_at_a_due_turn_on_time(monkeypatch, settings):
@@ -304,7 +304,7 @@ def test_due_bot_turns_wait_in_the_queue_while_the_workers_are_behind():
     client = timers._redis()
     client.rpush(timers.BOT_TASK_QUEUE, *["waiting"] * (timers.BOT_BACKLOG_MAX + 1))
     try:
-        assert timers.take_due_bot_turns() == []  # gathering into a batch, not a queue of small tasks
+        assert timers.take_due_bot_turns()[0] == []  # gathering into a batch, not a queue of small tasks
     finally:
         client.delete(timers.BOT_TASK_QUEUE)
-    assert timers.take_due_bot_turns() == [[table.pk, seat, table.version]]
+    assert timers.take_due_bot_turns()[0] == [[table.pk, seat, table.version]]
