@@ -19,12 +19,13 @@ import itertools
 import select
 import weakref
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import psycopg
 from psycopg import errors, pq
 from psycopg._queries import PostgresQuery
-from psycopg.adapt import Transformer
+from psycopg.adapt import PyFormat, Transformer
 
 MAX_PREPARED = 64  # statements kept prepared per connection; more are sent unprepared
 
@@ -106,15 +107,39 @@ def _plan(transformer: Transformer, prepared: dict, naming: dict, command: Comma
     """(SQL, parameters, formats, types, name, whether to prepare it first) for one command."""
     if command.params is None:
         return (command.sql.encode() if isinstance(command.sql, str) else command.sql), None, None, None, None, False
-    query = PostgresQuery(transformer)
-    query.convert(command.sql, command.params)
-    key = (query.query, query.types)
+    numbered = _numbered(command.sql, transformer.encoding)
+    if numbered is not None and len(command.params) == numbered[1]:
+        sql = numbered[0]
+        params = transformer.dump_sequence(command.params, [PyFormat.AUTO] * numbered[1])
+        types: tuple[int, ...] = tuple(transformer.types or ())
+        formats = transformer.formats
+    else:  # anything else psycopg converts (and refuses as a cursor would)
+        query = PostgresQuery(transformer)
+        query.convert(command.sql, command.params)
+        sql, params, types, formats = query.query, query.params, query.types, query.formats
+    key = (sql, types)
     name = prepared.get(key) or naming.get(key)
     first = False
     if name is None and len(prepared) + len(naming) < MAX_PREPARED:
         name = naming[key] = f"cardroom_{next(_names)}".encode()
         first = True
-    return query.query, query.params, query.formats, query.types, name, first
+    return sql, params, formats, types, name, first
+
+
+@lru_cache(maxsize=256)  # the live path's statements: a few dozen shapes
+def _numbered(sql: str | bytes, encoding: str) -> tuple[bytes, int] | None:
+    """``sql`` with its ``%s`` placeholders numbered ``$1, $2, ...`` and their count, as psycopg's
+    ``PostgresQuery.convert`` makes them; None when it holds any other ``%`` sequence (``%%``, ``%b``,
+    named placeholders). psycopg caches that conversion only for statements under 4 KB and 50
+    parameters, so a step's guarded statement was split with a regular expression on every move."""
+    raw = sql.encode(encoding) if isinstance(sql, str) else sql
+    pieces = raw.split(b"%s")
+    if any(b"%" in piece for piece in pieces):
+        return None
+    chunks = [pieces[0]]
+    for number, piece in enumerate(pieces[1:], 1):
+        chunks += [b"$%d" % number, piece]
+    return b"".join(chunks), len(pieces) - 1
 
 
 def _send(pgconn, plan: tuple, expected: list) -> None:

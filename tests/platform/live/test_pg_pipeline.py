@@ -137,3 +137,28 @@ def test_one_statement_twice_in_a_batch_is_prepared_once(conn):
     sql = "SELECT %s::int * 3"
     assert pg_pipeline.round_trip(conn, [Command(sql, [1]), Command(sql, [2])]) == [[(3,)], [(6,)]]
     assert conn.execute("SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'cardroom_%%'").fetchone() == (1,)
+
+
+def test_a_long_statement_with_many_parameters_round_trips_every_value(conn):
+    """Past psycopg's own conversion cache (4 KB, 50 parameters), as a step's guarded statement is: the
+    placeholders are numbered here, and every value comes back as a psycopg cursor gives it."""
+    import datetime
+
+    from psycopg.types.json import Jsonb
+
+    values = [7, "text", None, True, 10**12, datetime.datetime(2026, 12, 3, 12, 0, tzinfo=datetime.UTC),
+              Jsonb({"hand": ["P1", "W"], "n": 3}), -1.5] * 9
+    casts = ["int", "text", "text", "bool", "bigint", "timestamptz", "jsonb", "float8"] * 9
+    padding = " " * 4200  # over 4 KB of statement text
+    sql = "SELECT " + ", ".join(f"%s::{cast}" for cast in casts) + padding
+    expected = conn.execute(sql, values).fetchall()
+    conn.rollback()
+    assert pg_pipeline.round_trip(conn, [Command(sql, values)]) == [expected]
+    assert pg_pipeline.round_trip(conn, [Command(sql, values)]) == [expected]  # prepared, the second time
+
+
+def test_a_literal_percent_and_a_wrong_parameter_count_are_psycopg_s_to_handle(conn):
+    assert pg_pipeline.round_trip(conn, [Command("SELECT %s::text || '%%'", ["50"])]) == [[("50%",)]]
+    with pytest.raises(psycopg.ProgrammingError):
+        pg_pipeline.round_trip(conn, [Command("SELECT %s::int, %s::int", [1])])
+    assert pg_pipeline.round_trip(conn, [Command("SELECT %s::int", [4])]) == [[(4,)]]
