@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import importlib
 
-from .base import STAKE_KINDS, Engine, GameSpec, IllegalMove
+from .base import STAKE_KINDS, Engine, GameSpec, IllegalMove, copy_json
 
-__all__ = ["ENGINE_NAMES", "STAKE_KINDS", "Engine", "GameSpec", "IllegalMove", "game_spec", "game_specs", "get_engine"]
+__all__ = ["ENGINE_NAMES", "STAKE_KINDS", "Engine", "GameSpec", "IllegalMove", "copy_json", "game_spec", "game_specs",
+           "get_engine"]
 
 # name -> module; each module exposes ENGINE, an instance of its Engine subclass.
 _MODULES = {

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.transactions import after_commit
-from gameworkers.engines import IllegalMove, get_engine
+from gameworkers.engines import IllegalMove, copy_json, get_engine
 from live import rows
 from rooms import seeds, selectors, signals
 from rooms.errors import TableError
@@ -157,7 +157,7 @@ def _play_unlocked(read: Table, *, seat_number: int, move: dict, expected_versio
     if entry is None or entry["timeouts"] or (user_id is not None and entry["user_id"] != user_id):
         return None
     table = copy.copy(read)  # the step writes to this one; ``read`` keeps what the row must still hold
-    table.seating = copy.deepcopy(read.seating)
+    table.seating = copy_json(read.seating)
     engine = get_engine(table.game)
     try:
         events, moves, numbered = _step(table, engine, seat_number, move, at)
