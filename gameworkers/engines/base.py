@@ -80,20 +80,21 @@ class IllegalMove(Exception):
         return {"code": self.code, "message": self.message}
 
 
-def copy_json(value: Any) -> Any:
-    """A deep copy of JSON-shaped data (dicts, lists, tuples, scalars): ``copy.deepcopy`` keeps a memo
-    and dispatches per type, several times slower on the views every move builds for every seat."""
-    if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [copy_json(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(copy_json(v) for v in value)
-    return value
-
-
 # JSON scalars: the only values a move may carry besides a game's declared structured keys.
 _SCALARS = frozenset({str, int, bool, float, type(None)})
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, tuples, scalars): ``copy.deepcopy`` keeps a memo
+    and dispatches per type, several times slower on the views every move builds for every seat.
+    A scalar inside a container is taken as it is, without a call of its own (most values are)."""
+    if isinstance(value, dict):
+        return {k: v if type(v) in _SCALARS else copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [v if type(v) in _SCALARS else copy_json(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(v if type(v) in _SCALARS else copy_json(v) for v in value)
+    return value
 
 
 @dataclass(frozen=True)
