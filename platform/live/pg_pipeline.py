@@ -76,8 +76,9 @@ def round_trip(conn: psycopg.Connection, commands: Sequence[Command]) -> list[li
     # with the connection untouched.
     planned: list[tuple] = []
     naming: dict[tuple[bytes, tuple[int, ...]], bytes] = {}  # names given in this batch
+    encoding = transformer.encoding  # (a property that asks libpq each time)
     for command in commands:
-        planned.append(_plan(transformer, prepared, naming, command))
+        planned.append(_plan(transformer, encoding, prepared, naming, command))
     pgconn.enter_pipeline_mode()
     try:
         try:
@@ -103,11 +104,11 @@ def round_trip(conn: psycopg.Connection, commands: Sequence[Command]) -> list[li
     return _rows(pgconn, transformer, prepared, expected, results)
 
 
-def _plan(transformer: Transformer, prepared: dict, naming: dict, command: Command) -> tuple:
+def _plan(transformer: Transformer, encoding: str, prepared: dict, naming: dict, command: Command) -> tuple:
     """(SQL, parameters, formats, types, name, whether to prepare it first) for one command."""
     if command.params is None:
         return (command.sql.encode() if isinstance(command.sql, str) else command.sql), None, None, None, None, False
-    numbered = _numbered(command.sql, transformer.encoding)
+    numbered = _numbered(command.sql, encoding)
     if numbered is not None and len(command.params) == numbered[1]:
         sql = numbered[0]
         params = transformer.dump_sequence(command.params, [PyFormat.AUTO] * numbered[1])
