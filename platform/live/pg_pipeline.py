@@ -3,7 +3,8 @@
 psycopg's own pipeline mode does not save the round trips that matter to a short transaction: it
 syncs right after the ``BEGIN`` it adds, so ``BEGIN`` still costs a round trip of its own, and it
 waits for the socket once per command sent. Here every command of a batch is handed to libpq,
-followed by one Sync, and the thread waits once for the replies (with the GIL released).
+followed by one Sync, and the thread waits once for the replies. The GIL is released while libpq
+writes the batch (``_sync``) and while the thread waits.
 
 The statements are prepared on the connection the first time they are seen (one ``Parse`` in the
 same batch), as psycopg's ``prepare=True`` would, and their parameters and rows go through the
@@ -15,6 +16,7 @@ Used by ``live.rows`` on a move's hot path: ``BEGIN`` with the row lock, and the
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import select
 import weakref
@@ -85,7 +87,7 @@ def round_trip(conn: psycopg.Connection, commands: Sequence[Command]) -> list[li
             expected: list[tuple[str, Any]] = []  # what each result set answers
             for plan in planned:
                 _send(pgconn, plan, expected)
-            pgconn.pipeline_sync()
+            _sync(pgconn)
             while pgconn.flush():
                 _wait(pgconn, select.POLLOUT)
             results = _collect(pgconn)
@@ -141,6 +143,44 @@ def _numbered(sql: str | bytes, encoding: str) -> tuple[bytes, int] | None:
     for number, piece in enumerate(pieces[1:], 1):
         chunks += [b"$%d" % number, piece]
     return b"".join(chunks), len(pieces) - 1
+
+
+def _loaded_libpq() -> ctypes.CDLL | None:
+    """The libpq psycopg's compiled implementation runs on, as this process has it loaded, or None
+    (then psycopg's own call is used). psycopg's pure-Python implementation calls libpq through ctypes,
+    which releases the GIL by itself."""
+    if pq.__impl__ not in ("binary", "c"):
+        return None
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {fields[-1] for fields in map(str.split, maps)
+                     if len(fields) == 6 and fields[-1].rsplit("/", 1)[-1].startswith(("libpq.", "libpq-"))}
+    except OSError:  # not Linux
+        return None
+    if len(paths) != 1:
+        return None
+    library = ctypes.CDLL(paths.pop())  # the same handle (dlopen counts it): the very library psycopg calls
+    library.PQpipelineSync.argtypes = [ctypes.c_void_p]
+    library.PQpipelineSync.restype = ctypes.c_int
+    return library
+
+
+_libpq = _loaded_libpq()
+
+
+def _sync(pgconn) -> None:
+    """``pgconn.pipeline_sync()`` with the GIL released. libpq writes the whole batch to the socket in
+    this call, and on a loopback connection that write wakes the server's backend, which may take this
+    very core at once; psycopg's compiled call holds the GIL throughout, so every other thread of the
+    process and its event loop waited meanwhile (15-23 % of the GIL's time in an ASGI process at 330
+    tables, docs/benchmarks.md). A ctypes call releases it. Each thread has its own connection, so
+    nothing else touches ``pgconn`` meanwhile."""
+    if _libpq is None:
+        pgconn.pipeline_sync()
+        return
+    rv = _libpq.PQpipelineSync(pgconn.pgconn_ptr)
+    if rv != 1:
+        raise psycopg.OperationalError("failed to sync pipeline" if rv else "connection not in pipeline mode")
 
 
 def _send(pgconn, plan: tuple, expected: list) -> None:

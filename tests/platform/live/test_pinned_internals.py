@@ -45,6 +45,25 @@ def test_the_private_internals_the_live_path_uses_are_still_there():
     assert layer._get_group_channel_name("g") == "p__group__g"
 
 
+def test_the_pipeline_sync_runs_on_psycopg_s_own_libpq_with_the_gil_released():
+    """live.pg_pipeline sends a batch's Sync through ctypes (which releases the GIL; psycopg's compiled
+    call holds it while libpq writes the socket), on the very libpq psycopg's extension loaded."""
+    import ctypes
+    import sys
+
+    from psycopg import pq
+
+    from live import pg_pipeline
+
+    if pq.__impl__ not in ("binary", "c") or not sys.platform.startswith("linux"):
+        pytest.skip("psycopg's compiled implementation on Linux only")
+    library = pg_pipeline._libpq
+    assert library is not None and type(library) is ctypes.CDLL  # (a PyDLL would keep the GIL)
+    if pq.__impl__ == "binary":
+        assert "psycopg_binary" in library._name  # the wheel's own copy, not another libpq on the system
+    assert pq.version() == pq.__build_version__
+
+
 def _private_uses(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
     found = []
@@ -60,7 +79,8 @@ def _private_uses(path: Path) -> list[str]:
                 if parts[0] in PRIVATE_LIBRARIES and any(p.startswith("_") for p in parts):
                     found.append(f"line {node.lineno}: import {alias.name}")
         elif isinstance(node, ast.Attribute) and node.attr in {"_get_tx_start_command", "_encoding",
-                                                                "_get_group_channel_name", "_parser"}:
+                                                                "_get_group_channel_name", "_parser",
+                                                                "pgconn_ptr"}:
             found.append(f"line {node.lineno}: .{node.attr}")
     return found
 
