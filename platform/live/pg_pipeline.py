@@ -178,7 +178,10 @@ def _sync(pgconn) -> None:
     if _libpq is None:
         pgconn.pipeline_sync()
         return
-    rv = _libpq.PQpipelineSync(pgconn.pgconn_ptr)
+    pointer = pgconn.pgconn_ptr
+    if pointer is None:  # closed (libpq would dereference a null connection)
+        raise psycopg.OperationalError("the connection is closed")
+    rv = _libpq.PQpipelineSync(pointer)
     if rv != 1:
         raise psycopg.OperationalError("failed to sync pipeline" if rv else "connection not in pipeline mode")
 

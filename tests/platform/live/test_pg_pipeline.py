@@ -162,3 +162,10 @@ def test_a_literal_percent_and_a_wrong_parameter_count_are_psycopg_s_to_handle(c
     with pytest.raises(psycopg.ProgrammingError):
         pg_pipeline.round_trip(conn, [Command("SELECT %s::int, %s::int", [1])])
     assert pg_pipeline.round_trip(conn, [Command("SELECT %s::int", [4])]) == [[(4,)]]
+
+
+def test_the_sync_refuses_a_closed_connection_instead_of_handing_libpq_a_null_one(conn):
+    pgconn = conn.pgconn
+    conn.close()
+    with pytest.raises(psycopg.OperationalError):
+        pg_pipeline._sync(pgconn)
