@@ -110,13 +110,14 @@ def _plan(transformer: Transformer, encoding: str, prepared: dict, naming: dict,
     """(SQL, parameters, formats, types, name, whether to prepare it first) for one command."""
     if command.params is None:
         return (command.sql.encode() if isinstance(command.sql, str) else command.sql), None, None, None, None, False
-    numbered = _numbered(command.sql, encoding)
+    plain = type(command.sql) in (str, bytes) and type(command.params) in (list, tuple)
+    numbered = _numbered(command.sql, encoding) if plain else None
     if numbered is not None and len(command.params) == numbered[1]:
         sql = numbered[0]
         params = transformer.dump_sequence(command.params, [PyFormat.AUTO] * numbered[1])
         types: tuple[int, ...] = tuple(transformer.types or ())
         formats = transformer.formats
-    else:  # anything else psycopg converts (and refuses as a cursor would)
+    else:  # anything else psycopg converts (and refuses as a cursor would: a mapping for %s, a wrong count)
         query = PostgresQuery(transformer)
         query.convert(command.sql, command.params)
         sql, params, types, formats = query.query, query.params, query.types, query.formats
@@ -159,9 +160,13 @@ def _loaded_libpq() -> ctypes.CDLL | None:
         return None
     if len(paths) != 1:
         return None
-    library = ctypes.CDLL(paths.pop())  # the same handle (dlopen counts it): the very library psycopg calls
-    library.PQpipelineSync.argtypes = [ctypes.c_void_p]
-    library.PQpipelineSync.restype = ctypes.c_int
+    try:
+        library = ctypes.CDLL(paths.pop())  # the same handle (dlopen counts it): the very library psycopg calls
+        sync = library.PQpipelineSync  # (absent before libpq 14: then ``available`` is False anyway)
+    except (OSError, AttributeError):
+        return None
+    sync.argtypes = [ctypes.c_void_p]
+    sync.restype = ctypes.c_int
     return library
 
 

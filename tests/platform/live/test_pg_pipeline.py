@@ -169,3 +169,13 @@ def test_the_sync_refuses_a_closed_connection_instead_of_handing_libpq_a_null_on
     conn.close()
     with pytest.raises(psycopg.OperationalError):
         pg_pipeline._sync(pgconn)
+
+
+def test_parameters_that_are_not_a_list_are_refused_as_psycopg_refuses_them(conn):
+    sql = "SELECT %s::text, %s::text"
+    with pytest.raises(Exception) as from_psycopg:
+        conn.execute(sql, {"a": 1, "b": 2})
+    conn.rollback()
+    with pytest.raises(type(from_psycopg.value)):
+        pg_pipeline.round_trip(conn, [Command(sql, {"a": 1, "b": 2})])
+    assert pg_pipeline.round_trip(conn, [Command(sql, ("a", "b"))]) == [[("a", "b")]]
