@@ -40,6 +40,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from bench.probe import start_speed_probe, stop_speed_probe
 from gameworkers.engines import available_engines, get_engine
 
 MAX_STEPS = 20_000
@@ -218,14 +219,21 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             note = "RLCard is not installed: no UNO comparison (pip install rlcard)"
 
+    speed: dict | None = None
     if args.quick:
         for c in contenders:
             c.run(0, max_games=1)
     else:
-        rounds = max(1, round(args.seconds / args.slice))
-        for _ in range(rounds):
-            for c in contenders:
-                c.run(args.seconds / rounds)
+        # The ratio to RLCard moves with the machine's speed (RLCard's side loses more on a slow spell),
+        # so every run says how fast the machine was.
+        probe = start_speed_probe()
+        try:
+            rounds = max(1, round(args.seconds / args.slice))
+            for _ in range(rounds):
+                for c in contenders:
+                    c.run(args.seconds / rounds)
+        finally:
+            speed = stop_speed_probe(probe)
 
     rows = [c.row() for c in contenders]
     ratios = {}
@@ -244,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
             ratios[f"{name} {r['policy']} / its baseline games per CPU-second"] = (
                 now["games_per_cpu_s"] / r["games_per_cpu_s"])
     if args.json:
-        print(json.dumps({"rows": rows, "ratios": ratios, "note": note}, indent=2))
+        print(json.dumps({"rows": rows, "ratios": ratios, "note": note, "speed_probe_cpu_ms": speed}, indent=2))
         return 0
     print(f"{'engine':<18} {'seats':>5} {'policy':<13} {'games':>7} {'games/s':>9} {'deals/s':>9} "
           f"{'games/cpu-s':>11} {'moves/game':>10}")
@@ -256,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
         print(note)
     for k, v in ratios.items():
         print(f"{k}: {v:.2f}x")
+    if speed is not None:
+        print(f"speed probe (bench/probe.py, lower is faster): median {speed['median']} ms, "
+              f"{speed['min']}-{speed['max']} over {speed['samples']} readings")
     return 0
 
 

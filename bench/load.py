@@ -35,6 +35,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cardroom_bench")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")
 os.environ.setdefault("CARDROOM_VAR_DIR", str(ROOT / "var" / "bench"))
+from bench.probe import start_speed_probe, stop_speed_probe  # noqa: E402
 from config.management.commands.runplatform import UVICORN_WS_OPTIONS  # noqa: E402  (the platform's own)
 
 SEATS = {"lembar": 4, "baloot": 4, "cherki": 3, "otuzbir": 4}
@@ -319,35 +320,6 @@ def stagger_deadlines(ids: list[int], turn_seconds: int) -> None:
         due = now + timedelta(seconds=turn_seconds * (k + 1) / len(ids))
         Table.objects.filter(pk=table_id).update(deadline_at=due)
         TableDeadline.objects.filter(table_id=table_id).update(due_at=due, enqueued_at=None)
-
-
-# A fixed piece of pure-Python work, timed in CPU seconds every 2 s by a process of its own (~0.5 % of a
-# core): this virtual machine's speed per core wanders by +-20 % from minute to minute even when idle
-# (the host's other tenants; not counted as steal), which is the spread between runs of the same code.
-SPEED_PROBE = """
-import time
-while True:
-    start = time.process_time()
-    x = 0
-    for i in range(50_000):
-        x += i * i % 7
-    print(round((time.process_time() - start) * 1000, 2), flush=True)
-    time.sleep(2)
-"""
-
-
-def start_speed_probe() -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", SPEED_PROBE], stdout=subprocess.PIPE, text=True)
-
-
-def stop_speed_probe(probe: subprocess.Popen) -> dict | None:
-    """The probe's CPU ms per piece of work: median and range over the run (lower is a faster machine)."""
-    probe.terminate()
-    out, _ = probe.communicate(timeout=10)
-    values = sorted(float(v) for v in out.split())
-    if not values:
-        return None
-    return {"median": values[len(values) // 2], "min": values[0], "max": values[-1], "samples": len(values)}
 
 
 def cpu_jiffies() -> list[int] | None:

@@ -102,6 +102,7 @@ def pipeline(entrants: int, *, workers: int, timeout: float, bot_delay: str, tur
     os.environ.setdefault("CARDROOM_VAR_DIR", str(ROOT / "var" / "bench"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from bench.load import Stack, setup_django
+    from bench.probe import start_speed_probe, stop_speed_probe
 
     setup_django()
     from django.db.models import Sum
@@ -122,11 +123,13 @@ def pipeline(entrants: int, *, workers: int, timeout: float, bot_delay: str, tur
         bot_create(username=f"tbench-{i}", display_name=f"TB {i}", style="random", description="Bench bot.")
     stack = Stack(workers=workers, bot_delay=bot_delay)
     stack.start()
+    probe = start_speed_probe()
     try:
         t = services.tournament_create(name=f"Bench {entrants} #{run}", room=room, starts_at=timezone.now(),
                                        min_entrants=entrants, fill_with_bots=True, seats_per_table=7)
         begin = time.monotonic()
         cpu0 = stack.cpu_seconds()
+        parts0 = stack.cpu_by_part()
         started = None
         while time.monotonic() - begin < timeout:
             t = Tournament.objects.get(pk=t.pk)
@@ -137,7 +140,9 @@ def pipeline(entrants: int, *, workers: int, timeout: float, bot_delay: str, tur
             time.sleep(1)
         end = time.monotonic()
         cpu = stack.cpu_seconds() - cpu0
+        parts = {k: v - parts0.get(k, 0.0) for k, v in stack.cpu_by_part().items()}
     finally:
+        speed = stop_speed_probe(probe)
         stack.stop()
     table_ids = list(TournamentTable.objects.filter(tournament=t).values_list("table_id", flat=True))
     tables = Table.objects.filter(room=room, created_at__gte=t.created_at)
@@ -148,6 +153,9 @@ def pipeline(entrants: int, *, workers: int, timeout: float, bot_delay: str, tur
             "status": t.status, "rounds": t.round, "players_left": left, "rooms_tables": tables.count(),
             "tournament_tables": len(table_ids), "moves": moves, "wall_s": round(wall, 1),
             "moves_per_s": round(moves / wall, 1) if wall else None, "cpu_s": round(cpu, 1),
+            "cpu_ms_per_move": round(1000 * cpu / moves, 2) if moves else None,
+            "cpu_ms_per_move_by_part": {k: round(1000 * v / moves, 2) for k, v in parts.items()} if moves else None,
+            "speed_probe_cpu_ms": speed,
             "database": os.environ["DATABASE_URL"].split("@")[-1], "machine": machine()}
 
 
