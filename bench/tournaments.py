@@ -110,7 +110,7 @@ def pipeline(entrants: int, *, workers: int, timeout: float, bot_delay: str, tur
 
     from accounts.models import User
     from accounts.services import bot_create
-    from rooms.models import Room, Table
+    from rooms.models import Room, Table, TableMove
     from tournaments import services
     from tournaments.models import Entry, Status, Tournament, TournamentTable
 
@@ -146,12 +146,14 @@ def pipeline(entrants: int, *, workers: int, timeout: float, bot_delay: str, tur
         stack.stop()
     table_ids = list(TournamentTable.objects.filter(tournament=t).values_list("table_id", flat=True))
     tables = Table.objects.filter(room=room, created_at__gte=t.created_at)
-    moves = tables.aggregate(total=Sum("version"))["total"] or 0
+    # The move logs' rows: a table's version also counts its non-move steps (opening, seating, deal, end).
+    moves = TableMove.objects.filter(table__in=tables).count()
+    versions = tables.aggregate(total=Sum("version"))["total"] or 0
     wall = end - (started or begin)
     left = Entry.objects.filter(tournament=t, status="playing").count()
     return {"mode": "pipeline", "entrants": entrants, "workers": workers, "bot_delay_ms": bot_delay,
             "status": t.status, "rounds": t.round, "players_left": left, "rooms_tables": tables.count(),
-            "tournament_tables": len(table_ids), "moves": moves, "wall_s": round(wall, 1),
+            "tournament_tables": len(table_ids), "moves": moves, "table_versions": versions, "wall_s": round(wall, 1),
             "moves_per_s": round(moves / wall, 1) if wall else None, "cpu_s": round(cpu, 1),
             "cpu_ms_per_move": round(1000 * cpu / moves, 2) if moves else None,
             "cpu_ms_per_move_by_part": {k: round(1000 * v / moves, 2) for k, v in parts.items()} if moves else None,
