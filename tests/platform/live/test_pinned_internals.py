@@ -1,8 +1,9 @@
 """The live path leans on private internals of psycopg, redis-py and channels_redis (platform/live), and
 hands libpq psycopg's raw connection pointer (``pgconn_ptr``: public, but only safe on the very libpq
-psycopg loaded, so it is confined to the live package like the private names). These tests pin the versions those internals were read from, check the internals are still where the
-live path expects them, and fail if anything outside ``platform/live`` reaches into them: the first
-dependency upgrade that moves one fails here, not in production."""
+psycopg loaded, so it is confined to the live package like the private names). These tests pin the
+versions those internals were read from, check the internals are still where the live path expects
+them, and fail if anything outside ``platform/live`` reaches into them: the first dependency upgrade that
+moves one fails here, not in production."""
 
 from __future__ import annotations
 
