@@ -10,7 +10,7 @@ from django.db import connection
 from core.cache import cache
 
 TIMER_HEARTBEAT_KEY = "timers:heartbeat"  # {"at": epoch seconds of the last sweep, "by": timer name}
-TIMER_STALE_AFTER_S = 5.0  # a sweep runs 5 times a second: 5 s without one is a stalled timer
+TIMER_STALE_AFTER_S = 5.0  # the sweeping timer beats every second (timers.HEARTBEAT_EVERY_S): 5 s without one is a stall
 REPORT_TTL_S = 5.0  # /healthz answers from a report at most this old (per process)
 PING_TIMEOUT_S = 1.0  # workers on the same network answer a ping in milliseconds, a busy one in less than this
 DEEP_PING_TIMEOUT_S = 2.0

@@ -308,3 +308,71 @@ def test_due_bot_turns_wait_in_the_queue_while_the_workers_are_behind():
     finally:
         client.delete(timers.BOT_TASK_QUEUE)
     assert timers.take_due_bot_turns()[0] == [[table.pk, seat, table.version]]
+
+
+def test_the_sweeping_timer_asks_the_cache_for_its_lease_a_few_times_a_second_not_at_every_sweep(monkeypatch):
+    import time
+
+    from core.cache import cache
+    from gameworkers import timers
+
+    monkeypatch.setattr(timers, "LEASE_S", 1)  # renewed every 0.25 s
+    monkeypatch.setattr(timers, "_last_done", {})
+    asked: list[str] = []
+    for method in ("add", "get", "set"):
+        real = getattr(cache, method)
+        monkeypatch.setattr(cache, method, lambda *a, _m=method, _real=real, **k: asked.append(_m) or _real(*a, **k))
+    assert all(timers.hold_lease("a") for _ in range(50))
+    assert asked == ["add"]  # taken once; held without asking again
+    time.sleep(0.3)
+    assert timers.hold_lease("a") and asked == ["add", "add", "get", "set"]  # renewed
+    assert not timers.hold_lease("b") and not timers.hold_lease("b")  # a standby asks every time
+    assert asked[4:] == ["add", "get", "add", "get"]
+
+
+def test_a_sweep_kicks_the_housekeeping_passes_once_a_second_not_at_every_sweep(monkeypatch):
+    import time
+
+    from gameworkers import timers
+
+    monkeypatch.setattr(timers, "_last_done", {})
+    monkeypatch.setattr(timers, "claim_due", lambda **k: [])
+    monkeypatch.setattr(timers, "hand_out_bot_turns", lambda: None)
+    kicks: list[float] = []
+    monkeypatch.setattr(timers, "kick_housekeeping", lambda: kicks.append(time.monotonic()))
+    monkeypatch.setattr(timers, "HOUSEKEEPING_EVERY_S", 0.2)
+    end = time.monotonic() + 0.5
+    sweeps = 0
+    while time.monotonic() < end:
+        timers.sweep()
+        sweeps += 1
+        time.sleep(0.01)
+    assert sweeps > 20 and 2 <= len(kicks) <= 3
+    assert all(b - a >= 0.2 for a, b in zip(kicks, kicks[1:], strict=False))
+
+
+def test_the_timer_writes_its_heartbeat_once_a_second_while_it_sweeps_many_times(monkeypatch):
+    from django.core.management import call_command
+
+    from core import health
+    from gameworkers import timers
+
+    class Done(Exception):
+        pass
+
+    monkeypatch.setattr(timers, "_last_done", {})
+    monkeypatch.setattr(timers, "hold_lease", lambda name: True)
+    sweeps: list[int] = []
+    monkeypatch.setattr(timers, "sweep", lambda: sweeps.append(1) or 0)
+    beats: list[str] = []
+    monkeypatch.setattr(health, "timer_beat", beats.append)
+
+    def pause(seconds: float, *, bots: bool = True) -> None:
+        if len(sweeps) >= 30:
+            raise Done
+
+    monkeypatch.setattr(timers, "pause", pause)
+    with pytest.raises(Done):
+        call_command("runtimers", "--interval", "0.01")
+    assert len(sweeps) == 30 and len(beats) == 1  # 30 sweeps well within a second: one beat
+    assert beats[0] == timers.timer_name()

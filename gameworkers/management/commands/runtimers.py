@@ -44,7 +44,8 @@ class Command(BaseCommand):
                 held = once or timers.hold_lease(name)
                 if held:
                     timers.sweep()
-                    health.timer_beat(name)
+                    if once or timers.due_here("heartbeat", timers.HEARTBEAT_EVERY_S):
+                        health.timer_beat(name)
                 failures = 0
             except Exception:
                 # A Redis restart or a dropped database connection must not kill the timer: the
