@@ -185,15 +185,28 @@ def next_look_s(next_due_ms: float | None, *, now_ms: float, think_min_ms: float
     return max(BOT_POLL_S, wait)
 
 
+_next_look: list[float] = [0.0]  # when (monotonic) the sweeping timer looks at the bots' queue next
+
+
+def look_at_bot_queue(*, think_min_ms: float) -> bool:
+    """Hand out the due bot turns if it is time to look (``next_look_s`` after the last look); whether
+    it looked. The sweeps and the pauses between them keep to one schedule, so an idle queue is looked
+    at a few times a second, not at every sweep as well."""
+    if time.monotonic() < _next_look[0]:
+        return False
+    next_due = hand_out_bot_turns()
+    _next_look[0] = time.monotonic() + next_look_s(next_due, now_ms=time.time() * 1000, think_min_ms=think_min_ms)
+    return True
+
+
 def pause(seconds: float, *, bots: bool = True) -> None:
     """Sleep until the next sweep; meanwhile (``bots``: this timer holds the lease) hand out the bot
-    turns that come due, each within BOT_POLL_S of its time (``next_look_s``), so a bot's think time is
-    not rounded up to the sweep's."""
+    turns that come due, each within BOT_POLL_S of its time (``look_at_bot_queue``), so a bot's think
+    time is not rounded up to the sweep's."""
     from django.conf import settings
 
     think_min_ms = settings.BOT_DELAY_MS[0]
     end = time.monotonic() + seconds
-    look_at = time.monotonic()
     while True:
         now = time.monotonic()
         left = end - now
@@ -202,19 +215,17 @@ def pause(seconds: float, *, bots: bool = True) -> None:
         if not bots:
             time.sleep(left)
             return
-        time.sleep(min(left, max(BOT_POLL_S, look_at - now)))
-        if time.monotonic() < look_at:
-            continue
+        time.sleep(min(left, max(BOT_POLL_S, _next_look[0] - now)))
         try:
-            next_due = hand_out_bot_turns()
+            look_at_bot_queue(think_min_ms=think_min_ms)
         except Exception:  # Redis away: the next sweep tries again, the rescue deadline is the net
             log.warning("bot turns not handed out", exc_info=True)
             bots = False
-            continue
-        look_at = time.monotonic() + next_look_s(next_due, now_ms=time.time() * 1000, think_min_ms=think_min_ms)
 
 
 def sweep() -> int:
+    from django.conf import settings
+
     from gameworkers import tasks
 
     if due_here("housekeeping", HOUSEKEEPING_EVERY_S):
@@ -224,7 +235,7 @@ def sweep() -> int:
     claimed = claim_due(reclaim=queue_backlog() < RECLAIM_BELOW)
     for batch in batches(claimed):
         tasks.fire_deadlines.delay(batch)
-    hand_out_bot_turns()
+    look_at_bot_queue(think_min_ms=settings.BOT_DELAY_MS[0])
     return len(claimed)
 
 

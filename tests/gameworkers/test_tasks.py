@@ -240,10 +240,20 @@ def test_the_timer_looks_at_an_idle_bot_queue_a_few_times_a_second_and_at_a_due_
     settings.BOT_DELAY_MS = (600, 1500)
     looks: list[float] = []
     monkeypatch.setattr(timers, "hand_out_bot_turns", lambda: looks.append(time.monotonic()))
+    monkeypatch.setattr(timers, "_next_look", [0.0])
     timers.pause(1.0)
     assert 1 <= len(looks) <= 3  # not 1 / BOT_POLL_S = 50
+    # The sweeps and the pauses keep to one schedule: ten sweeps and pauses of 0.1 s look 1-3 times too.
+    looks.clear()
+    monkeypatch.setattr(timers, "_next_look", [0.0])
+    monkeypatch.setattr(timers, "claim_due", lambda **k: [])
+    for _ in range(10):
+        timers.sweep()
+        timers.pause(0.1)
+    assert 1 <= len(looks) <= 3
     # A turn due 150 ms after a look is handed out within BOT_POLL_S of its time.
     looks.clear()
+    monkeypatch.setattr(timers, "_next_look", [0.0])
     due_in = 0.15
 
     def hand_out() -> float | None:
