@@ -26,6 +26,9 @@ CLAIM_LIMIT = 500  # deadlines claimed per sweep
 # Tables per task: big enough that a move does not pay for a task of its own, small enough that a
 # sweep's work spreads over the workers (a sweep is split into at least as many batches as that allows).
 BATCH = 20
+# A sweep's work is split over the workers only in batches of at least this many: at a few automatic
+# steps a sweep, a task each cost more CPU (the task's own handling, the timer's send) than the step.
+MIN_SPLIT = 4
 BOT_QUEUE_KEY = "bots:due"  # sorted set of "table:seat:version", scored by when the turn is due (epoch ms)
 BOT_POLL_S = 0.02  # how often the timer takes due bot turns between sweeps
 # Due bot turns stay in the sorted set while this many bot tasks wait in the broker: when the workers
@@ -156,11 +159,11 @@ def take_due_bot_turns(*, now_ms: float | None = None, limit: int = BOT_TAKE_LIM
 
 
 def batches(items: list, workers_hint: int = 2) -> list[list]:
-    """``items`` in batches of at most BATCH, and in at least ``workers_hint`` batches when there are
-    that many items, so the workers share a sweep's work."""
+    """``items`` in batches of at most BATCH, and in up to ``workers_hint`` batches of at least
+    MIN_SPLIT when there are that many items, so the workers share a sweep's work."""
     if not items:
         return []
-    count = max(min(workers_hint, len(items)), -(-len(items) // BATCH))
+    count = max(1, min(workers_hint, len(items) // MIN_SPLIT), -(-len(items) // BATCH))
     size = -(-len(items) // count)
     return [items[i:i + size] for i in range(0, len(items), size)]
 

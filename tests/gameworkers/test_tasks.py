@@ -270,7 +270,9 @@ def test_batches_spread_a_sweep_over_the_workers_and_stay_small():
 
     assert timers.batches([]) == []
     assert timers.batches([1]) == [[1]]
-    assert timers.batches([1, 2, 3]) == [[1, 2], [3]]
+    assert timers.batches([1, 2, 3]) == [[1, 2, 3]]  # a few: one task (a task each cost more than a step)
+    assert timers.batches(list(range(7))) == [list(range(7))]
+    assert timers.batches(list(range(8))) == [[0, 1, 2, 3], [4, 5, 6, 7]]  # enough to share over two workers
     many = list(range(timers.BATCH * 3 + 1))
     split = timers.batches(many)
     assert [x for b in split for x in b] == many
