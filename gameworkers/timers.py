@@ -193,14 +193,17 @@ def next_look_s(next_due_ms: float | None, *, now_ms: float, think_min_ms: float
 _next_look: list[float] = [0.0]  # when (monotonic) the sweeping timer looks at the bots' queue next
 
 
-def look_at_bot_queue(*, think_min_ms: float) -> bool:
+def look_at_bot_queue() -> bool:
     """Hand out the due bot turns if it is time to look (``next_look_s`` after the last look); whether
     it looked. The sweeps and the pauses between them keep to one schedule, so an idle queue is looked
     at a few times a second, not at every sweep as well."""
+    from django.conf import settings
+
     if time.monotonic() < _next_look[0]:
         return False
     next_due = hand_out_bot_turns()
-    _next_look[0] = time.monotonic() + next_look_s(next_due, now_ms=time.time() * 1000, think_min_ms=think_min_ms)
+    _next_look[0] = time.monotonic() + next_look_s(next_due, now_ms=time.time() * 1000,
+                                                   think_min_ms=settings.BOT_DELAY_MS[0])
     return True
 
 
@@ -208,9 +211,6 @@ def pause(seconds: float, *, bots: bool = True) -> None:
     """Sleep until the next sweep; meanwhile (``bots``: this timer holds the lease) hand out the bot
     turns that come due, each within BOT_POLL_S of its time (``look_at_bot_queue``), so a bot's think
     time is not rounded up to the sweep's."""
-    from django.conf import settings
-
-    think_min_ms = settings.BOT_DELAY_MS[0]
     end = time.monotonic() + seconds
     while True:
         now = time.monotonic()
@@ -222,15 +222,13 @@ def pause(seconds: float, *, bots: bool = True) -> None:
             return
         time.sleep(min(left, max(BOT_POLL_S, _next_look[0] - now)))
         try:
-            look_at_bot_queue(think_min_ms=think_min_ms)
+            look_at_bot_queue()
         except Exception:  # Redis away: the next sweep tries again, the rescue deadline is the net
             log.warning("bot turns not handed out", exc_info=True)
             bots = False
 
 
 def sweep() -> int:
-    from django.conf import settings
-
     from gameworkers import tasks
 
     if due_here("housekeeping", HOUSEKEEPING_EVERY_S):
@@ -240,7 +238,7 @@ def sweep() -> int:
     claimed = claim_due(reclaim=queue_backlog() < RECLAIM_BELOW)
     for batch in batches(claimed):
         tasks.fire_deadlines.delay(batch)
-    look_at_bot_queue(think_min_ms=settings.BOT_DELAY_MS[0])
+    look_at_bot_queue()
     return len(claimed)
 
 

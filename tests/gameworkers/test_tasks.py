@@ -342,7 +342,7 @@ def test_the_sweeping_timer_asks_the_cache_for_its_lease_a_few_times_a_second_no
     assert asked[4:] == ["add", "get", "add", "get"]
 
 
-def test_a_sweep_kicks_the_housekeeping_passes_once_a_second_not_at_every_sweep(monkeypatch):
+def test_a_sweep_kicks_the_housekeeping_passes_every_housekeeping_interval_not_at_every_sweep(monkeypatch):
     import time
 
     from gameworkers import timers
